@@ -1,0 +1,63 @@
+"""Headless command line: ``sessionlens <subcommand> ...`` (never imports Qt).
+
+Each subcommand lives in its own module with ``register(subparsers)``, which adds a parser
+whose default ``func`` takes the parsed args and returns an exit code. With ``--json`` a
+command prints exactly one JSON object on stdout; errors go to stderr with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from ..errors import SessionLensError
+
+#: Subcommand name -> module under ``sessionlens.engine.cli``.
+SUBCOMMANDS: dict[str, str] = {
+    "inspect": "inspect_cmd",
+    "sessions": "sessions_cmd",
+    "plan": "plan_cmd",
+    "compact": "compact_cmd",
+    "audit": "audit_cmd",
+    "export": "export_cmd",
+    "chain": "chain_cmd",
+    "restore": "restore_cmd",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sessionlens",
+        description="Inspect, plan, compact, audit and export agent session transcripts.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module in SUBCOMMANDS.items():
+        try:
+            mod = importlib.import_module(f"{__name__}.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{module}":
+                raise
+            continue
+        mod.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        code: int = args.func(args)
+    except SessionLensError as exc:
+        print(f"sessionlens {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"sessionlens {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

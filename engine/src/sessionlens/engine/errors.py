@@ -1,0 +1,101 @@
+"""The one error hierarchy of the engine.
+
+Every failure the engine reports to a caller is a subclass of ``SessionLensError``;
+callers (GUI, CLI) catch that one name and show ``str(exc)``, which always says what
+went wrong and, where there is one, which file and line.
+
+    SessionLensError
+    ├── LoadError                 a file could not be read as a transcript at all
+    │   └── NotATranscriptError   readable, but no known transcript format
+    ├── ConfigError               bad settings, profile or OpenClaw config
+    ├── PlanError                 nothing to compact, or an impossible cut
+    ├── ProviderError             a summarization call failed for good
+    │   ├── ProviderAuthError     missing or rejected key
+    │   ├── ProviderTimeoutError  the provider did not answer in time
+    │   └── ContextOverflowError  the provider said the input is too long
+    ├── SummarizationCancelled    the user cancelled a run (never retried)
+    ├── PersistError              writing a file failed; nothing was changed
+    │   ├── LockHeldError         a live process holds the transcript's .jsonl.lock
+    │   └── FileChangedError      the transcript changed between load and write
+    └── ExportError               an export could not be produced
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class SessionLensError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class LoadError(SessionLensError):
+    """A path could not be loaded as a transcript at all (missing, a directory, unreadable)."""
+
+    def __init__(self, path: Path | str, reason: str, line: int | None = None) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        self.line = line
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        super().__init__(f"{where}: {reason}")
+
+
+class NotATranscriptError(LoadError):
+    """The file is readable but matches no known transcript format."""
+
+
+class ConfigError(SessionLensError):
+    """Settings, a provider profile or an OpenClaw config file is invalid."""
+
+
+class PlanError(SessionLensError):
+    """A compaction cannot be planned (already compacted, nothing to summarize, bad cut)."""
+
+
+class ProviderError(SessionLensError):
+    """A summarization request failed after its retries (and fallbacks, if any)."""
+
+    def __init__(self, message: str, *, status: int | None = None, provider: str = "",
+                 model: str = "", retryable: bool = False) -> None:
+        self.status = status
+        self.provider = provider
+        self.model = model
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class ProviderAuthError(ProviderError):
+    """The provider needs a key that is missing, or rejected the one given."""
+
+
+class ProviderTimeoutError(ProviderError):
+    """The provider did not answer within the profile's timeout."""
+
+
+class ContextOverflowError(ProviderError):
+    """The provider reported that the request exceeds the model's context window."""
+
+
+class SummarizationCancelled(SessionLensError):
+    """The user cancelled a summarization run; nothing was written."""
+
+
+class PersistError(SessionLensError):
+    """Writing a successor, checkpoint, store or export failed; originals are untouched."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class LockHeldError(PersistError):
+    """The transcript's ``.jsonl.lock`` is held by a live process."""
+
+
+class FileChangedError(PersistError):
+    """The transcript on disk differs from the one that was loaded and planned."""
+
+
+class ExportError(SessionLensError):
+    """An export could not be produced."""

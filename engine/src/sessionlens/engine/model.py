@@ -1,0 +1,307 @@
+"""The transcript model every format is read into.
+
+One model for OpenClaw / pi (v1, v2, v3), Claude Code and Codex files, so that counting,
+planning, auditing and every view work the same on all of them. Everything here is frozen:
+a loaded transcript never changes; reloading makes a new one.
+
+Entries keep the byte ``offset`` and ``length`` of their source line instead of the parsed
+JSON, so a 100 MB file does not cost its size again in dicts; ``raw_line()`` reads the line
+back for the raw-JSON view and for verbatim copies into successor files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+#: Formats the loader recognises (the ``format`` key of ``inspect``).
+Format = Literal["openclaw-v3", "pi-v1", "pi-v2", "claude-code", "codex"]
+
+#: Entry types of the OpenClaw / pi format (transcript-format.md §1.3). Other strings are
+#: kept as-is ("unknown" types are legal and ignored for context).
+KNOWN_ENTRY_TYPES = frozenset({
+    "message", "thinking_level_change", "model_change", "compaction", "branch_summary",
+    "custom", "custom_message", "label", "session_info", "reset", "leaf",
+})
+
+#: Message roles (``compactionSummary`` and ``branchSummary`` exist only in replayed context).
+MESSAGE_ROLES = frozenset({
+    "user", "assistant", "toolResult", "bashExecution", "custom",
+    "compactionSummary", "branchSummary",
+})
+
+
+# --------------------------------------------------------------------------- content blocks
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    """Plain text. ``signature`` holds a provider's textSignature when present."""
+
+    text: str
+    signature: str | None = None
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlock:
+    """Model reasoning. ``redacted`` blocks carry no readable text."""
+
+    thinking: str
+    redacted: bool = False
+    signature: str | None = None
+    kind: Literal["thinking"] = "thinking"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallBlock:
+    """A tool call made by the assistant; ``arguments`` is the parsed argument object."""
+
+    id: str
+    name: str
+    arguments: Any
+    partial_json: str | None = None
+    kind: Literal["toolCall"] = "toolCall"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageBlock:
+    """An inline image (base64 ``data``)."""
+
+    mime_type: str
+    data: str
+    kind: Literal["image"] = "image"
+
+
+ContentBlock = TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock
+
+
+# --------------------------------------------------------------------------- messages
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage a provider reported for one assistant message."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost_total: float | None = None
+    #: OpenClaw's ``usage.contextUsage.totalTokens`` when its state is "available".
+    context_usage: int | None = None
+
+    @property
+    def context_tokens(self) -> int:
+        """Tokens in the context at this message (pi ``calculateContextTokens``)."""
+        if self.context_usage is not None:
+            return self.context_usage
+        if self.total_tokens:
+            return self.total_tokens
+        return self.input + self.output + self.cache_read + self.cache_write
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """An ``AgentMessage``: role plus the fields that role carries (others stay default)."""
+
+    role: str
+    content: tuple[ContentBlock, ...] = ()
+    #: True when the file held ``content`` as a plain string (user, custom).
+    content_is_string: bool = False
+    timestamp_ms: int | None = None
+    # assistant
+    api: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    usage: Usage | None = None
+    stop_reason: str | None = None
+    error_message: str | None = None
+    # toolResult
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    is_error: bool = False
+    # bashExecution
+    command: str | None = None
+    output: str | None = None
+    exit_code: int | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    full_output_path: str | None = None
+    exclude_from_context: bool = False
+    # custom (v2 "hookMessage" is migrated to "custom")
+    custom_type: str | None = None
+    display: bool = True
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined (what a reader sees as the message body)."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ToolCallBlock))
+
+
+# --------------------------------------------------------------------------- entries
+
+@dataclass(frozen=True, slots=True)
+class FileOps:
+    """Files a compaction recorded as read and as modified (``details``)."""
+
+    read_files: tuple[str, ...] = ()
+    modified_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One line of a transcript (or one logical entry an adapter made from a line).
+
+    ``type`` is the entry type (``message``, ``compaction``, ...); fields that the type does
+    not use keep their defaults. ``line`` is the 1-based line number in the source file.
+    """
+
+    type: str
+    id: str
+    parent_id: str | None
+    timestamp: str | None
+    line: int
+    offset: int = 0
+    length: int = 0
+    message: Message | None = None
+    # compaction / branch_summary / reset
+    summary: str | None = None
+    first_kept_entry_id: str | None = None
+    tokens_before: int | None = None
+    file_ops: FileOps | None = None
+    from_hook: bool = False
+    from_id: str | None = None
+    reason: str | None = None
+    # label / leaf
+    target_id: str | None = None
+    label: str | None = None
+    append_parent_id: str | None = None
+    # session_info
+    name: str | None = None
+    # thinking_level_change / model_change
+    thinking_level: str | None = None
+    provider: str | None = None
+    model_id: str | None = None
+    # custom / custom_message
+    custom_type: str | None = None
+    data: Any = None
+    content: tuple[ContentBlock, ...] = ()
+    display: bool = True
+    # newest OpenClaw
+    append_mode: str | None = None
+    #: Adapter-specific facts (Claude Code ``isSidechain``, Codex payload type, ...).
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def role(self) -> str | None:
+        """The message role for ``message`` entries, else None."""
+        return self.message.role if self.message is not None else None
+
+    @property
+    def is_known_type(self) -> bool:
+        return self.type in KNOWN_ENTRY_TYPES
+
+
+# --------------------------------------------------------------------------- the transcript
+
+@dataclass(frozen=True, slots=True)
+class SessionHeader:
+    """The ``type: "session"`` first line (or the adapter's equivalent)."""
+
+    id: str
+    version: int
+    timestamp: str | None = None
+    cwd: str | None = None
+    parent_session: str | None = None
+    #: Legacy v1 fork link.
+    branched_from: str | None = None
+    provider: str | None = None
+    model_id: str | None = None
+    thinking_level: str | None = None
+    line: int = 1
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A problem found while loading: which file, which line (if any), and why."""
+
+    path: str
+    line: int | None
+    reason: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.reason}"
+
+
+ContextKind = Literal["message", "compaction_summary", "branch_summary", "custom_message"]
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItem:
+    """One message the model would see after replay (§1.8), pointing at its entry."""
+
+    kind: ContextKind
+    entry_id: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A loaded transcript: entries in file order, the tree, the active path and replay."""
+
+    path: Path
+    format: Format
+    header: SessionHeader | None
+    entries: tuple[Entry, ...]
+    #: entry id -> index into ``entries``.
+    index: Mapping[str, int]
+    leaf_id: str | None
+    #: Entry ids from the root to the leaf.
+    active_path: tuple[str, ...]
+    #: What the model sees after replaying compactions / resets.
+    context: tuple[ContextItem, ...]
+    labels: Mapping[str, str]
+    session_name: str | None
+    diagnostics: tuple[Diagnostic, ...]
+    file_size: int = 0
+    file_mtime_ns: int = 0
+
+    def entry(self, entry_id: str) -> Entry:
+        """The entry with this id (KeyError if absent)."""
+        return self.entries[self.index[entry_id]]
+
+    def get(self, entry_id: str | None) -> Entry | None:
+        if entry_id is None:
+            return None
+        i = self.index.get(entry_id)
+        return None if i is None else self.entries[i]
+
+    def path_entries(self) -> tuple[Entry, ...]:
+        """Entries of the active path, root first."""
+        return tuple(self.entries[self.index[i]] for i in self.active_path)
+
+    @property
+    def session_id(self) -> str | None:
+        return self.header.id if self.header is not None else None
+
+    @property
+    def compactions(self) -> tuple[Entry, ...]:
+        """Every compaction entry in the file (all branches), in file order."""
+        return tuple(e for e in self.entries if e.type == "compaction")
+
+    def raw_line(self, entry: Entry) -> bytes:
+        """The entry's source line, read back from disk (empty if the file changed size)."""
+        if entry.length <= 0:
+            return b""
+        with open(self.path, "rb") as fh:
+            fh.seek(entry.offset)
+            return fh.read(entry.length)

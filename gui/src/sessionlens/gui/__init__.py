@@ -1,0 +1,1 @@
+"""SessionLens desktop app (PySide6 + qasync) over ``sessionlens.engine``."""

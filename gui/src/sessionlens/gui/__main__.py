@@ -1,0 +1,27 @@
+"""Entry point of ``sessionlens``: headless subcommands, or the desktop app.
+
+Subcommands (``inspect``, ``plan``, ...) are dispatched to the engine's CLI before anything
+imports Qt, so they run on machines with no display and stay fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    from sessionlens.engine.cli import SUBCOMMANDS
+
+    if args and args[0] in SUBCOMMANDS:
+        from sessionlens.engine.cli import main as cli_main
+
+        return cli_main(args)
+    from .app import run_app
+
+    return run_app(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
