@@ -6,18 +6,21 @@ went wrong and, where there is one, which file and line.
 
     SessionLensError
     ├── LoadError                 a file could not be read as a transcript at all
-    │   └── NotATranscriptError   readable, but no known transcript format
+    │   ├── NotATranscriptError   readable, but no known transcript format
+    │   └── LoadCancelled         the caller cancelled a load in progress
     ├── ConfigError               bad settings, profile or OpenClaw config
     ├── PlanError                 nothing to compact, or an impossible cut
     ├── ProviderError             a summarization call failed for good
     │   ├── ProviderAuthError     missing or rejected key
     │   ├── ProviderTimeoutError  the provider did not answer in time
+    │   ├── ProviderUnavailableError  rate-limited / overloaded / 5xx (may carry retry_after)
     │   └── ContextOverflowError  the provider said the input is too long
     ├── SummarizationCancelled    the user cancelled a run (never retried)
     ├── PersistError              writing a file failed; nothing was changed
     │   ├── LockHeldError         a live process holds the transcript's .jsonl.lock
     │   └── FileChangedError      the transcript changed between load and write
-    └── ExportError               an export could not be produced
+    ├── ExportError               an export could not be produced
+    └── AuditError                nothing to audit (no such compaction, none in the file)
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ class LoadError(SessionLensError):
 
 class NotATranscriptError(LoadError):
     """The file is readable but matches no known transcript format."""
+
+
+class LoadCancelled(LoadError):
+    """The caller's ``cancel()`` returned True while the file was being read."""
 
 
 class ConfigError(SessionLensError):
@@ -72,6 +79,15 @@ class ProviderTimeoutError(ProviderError):
     """The provider did not answer within the profile's timeout."""
 
 
+class ProviderUnavailableError(ProviderError):
+    """Rate-limited, overloaded or a server error: worth retrying, after ``retry_after`` if given."""
+
+    def __init__(self, message: str, *, status: int | None = None, provider: str = "",
+                 model: str = "", retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, status=status, provider=provider, model=model, retryable=True)
+
+
 class ContextOverflowError(ProviderError):
     """The provider reported that the request exceeds the model's context window."""
 
@@ -99,3 +115,7 @@ class FileChangedError(PersistError):
 
 class ExportError(SessionLensError):
     """An export could not be produced."""
+
+
+class AuditError(SessionLensError):
+    """There is nothing to audit: the transcript holds no compaction, or not the one asked for."""

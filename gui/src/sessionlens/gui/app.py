@@ -1,20 +1,226 @@
-"""Composition root (placeholder until the app issue lands): an empty main window."""
+"""Composition root: parse the command line, build paths, prefs, tasks, controller, window.
+
+Also runs ``--screenshot OUT.png [FILE]``: open the file (or the bundled sample), wait until
+loading, counting and planning have settled, grab the window and exit. Nothing here holds
+domain logic; this module only decides what is created, in which order, and with what.
+"""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import os
+import sys
+import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import qasync
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from .controller import SessionController
+    from .paths import AppPaths
+    from .prefs import Prefs
+    from .tasks import TaskRunner
+    from .views.main_window import MainWindow
+
+#: Give up on a screenshot after this long (ms) rather than hang a script.
+SCREENSHOT_TIMEOUT_MS = 180_000
+APP_ID = "dev.sessionlens.SessionLens"
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="sessionlens", description="SessionLens desktop app.")
+    p.add_argument("file", nargs="?", type=Path, help="transcript to open")
+    p.add_argument("--basedir", type=Path, help="keep settings, cache and data under DIR")
+    p.add_argument("--screenshot", type=Path, metavar="OUT.png",
+                   help="render the main window on FILE (or the sample), write a PNG and exit")
+    p.add_argument("--size", default="1500x940", help="window size for --screenshot (WxH)")
+    p.add_argument("--theme", choices=("system", "light", "dark"), help="override the theme")
+    return p.parse_args(list(argv))
+
+
+@dataclass
+class AppContext:
+    """Everything the composition root built (tests and benchmarks reach in through this)."""
+
+    app: QApplication
+    paths: AppPaths
+    prefs: Prefs
+    tasks: TaskRunner
+    controller: SessionController
+    window: MainWindow | None = None
+    loop: qasync.QEventLoop | None = None
+    exit_code: int = 0
+
+
+def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppContext:
+    """Create the app objects (without starting the event loop or opening a file)."""
+    from PySide6.QtWidgets import QApplication
+
+    from sessionlens.engine import ensure_tiktoken_data, get_encoding
+
+    from .controller import SessionController
+    from .paths import AppPaths, bundled_sample_path
+    from .prefs import Prefs
+    from .tasks import TaskRunner
+    from .theme import apply_theme
+    from .views.main_window import MainWindow
+
+    paths = AppPaths.resolve(args.basedir).ensure()
+    # an explicit $TIKTOKEN_CACHE_DIR wins; otherwise the tokenizer data lives in our cache dir
+    ensure_tiktoken_data(None if os.environ.get("TIKTOKEN_CACHE_DIR") else paths.tiktoken_cache)
+    prefs = Prefs(paths.settings_file)
+    # Building tiktoken's BPE tables holds the GIL for ~0.5 s; doing it now, before the
+    # window exists, keeps that pause out of the running event loop.
+    get_encoding(prefs.encoding())
+    existing = qapp or QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(["sessionlens"])
+    app.setApplicationName("SessionLens")
+    app.setOrganizationName("sessionlens")
+    app.setDesktopFileName(APP_ID)
+    if args.theme:
+        prefs.set_theme(args.theme)
+    tasks = TaskRunner()
+    controller = SessionController(tasks, prefs)
+    ctx = AppContext(app, paths, prefs, tasks, controller)
+
+    def open_settings(parent: QWidget) -> None:
+        _settings_flow(ctx, parent)
+
+    window = MainWindow(controller, prefs, sample_path=bundled_sample_path(),
+                        open_settings=open_settings)
+    ctx.window = window
+    # the window owns the controller and the task runner: closing it ends their work too
+    controller.setParent(window)
+    tasks.setParent(window)
+    dark = apply_theme(app, prefs.theme())
+    window.tokens.apply_theme(dark)
+    geometry, state = prefs.geometry(), prefs.window_state()
+    if geometry is not None and args.screenshot is None:
+        window.restoreGeometry(geometry)
+    if state is not None and args.screenshot is None:
+        window.restoreState(state)
+    app.aboutToQuit.connect(tasks.shutdown)
+    return ctx
+
+
+def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
+    """Show the settings dialog and apply what the user chose."""
+    from PySide6.QtWidgets import QDialog
+
+    from .profiles import load_profiles, save_profiles
+    from .theme import apply_theme
+    from .views.dialogs.settings_dialog import SettingsDialog
+
+    c, prefs, paths = ctx.controller, ctx.prefs, ctx.paths
+    dlg = SettingsDialog(c.settings, c.encoding, prefs.theme(), load_profiles(paths.profiles_file), parent)
+    if dlg.exec() != QDialog.DialogCode.Accepted:
+        return
+    s = dlg.result_settings()
+    prefs.set_compaction_overrides({"context_window": s.context_window,
+                                    "reserve_tokens": s.reserve_tokens,
+                                    "keep_recent_tokens": s.keep_recent_tokens})
+    prefs.set_encoding(dlg.result_encoding())
+    prefs.set_theme(dlg.result_theme())
+    save_profiles(paths.profiles_file, dlg.result_profiles())
+    dark = apply_theme(ctx.app, dlg.result_theme())
+    if ctx.window is not None:
+        ctx.window.tokens.apply_theme(dark)
+        ctx.window.message.render_entry()
+    c.apply_settings(s, dlg.result_encoding())
+
+
+def initial_file(args: argparse.Namespace, ctx: AppContext) -> Path:
+    """FILE if given; else the last session (if it still exists); else the bundled sample."""
+    from .paths import bundled_sample_path
+
+    if args.file is not None:
+        return Path(args.file)
+    last = ctx.prefs.last_session()
+    if args.screenshot is None and last is not None and last.is_file():
+        return Path(last)
+    return bundled_sample_path()
+
+
+def _install_excepthook(ctx: AppContext) -> None:
+    """Unexpected errors go to stderr and one dialog, never a silent crash or a flood."""
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        text = "".join(traceback.format_exception(kind, exc, tb))
+        sys.stderr.write(text)
+        from PySide6.QtWidgets import QMessageBox
+
+        win = ctx.window
+        if win is not None and win.isVisible():
+            QMessageBox.critical(win, "SessionLens", f"{kind.__name__}: {exc}")
+
+    sys.excepthook = hook
+
+
+def take_screenshot(ctx: AppContext, out: Path, size: str) -> None:
+    """Wait for the session to settle, select the planned cut, grab the window, exit."""
+    from PySide6.QtCore import QTimer
+
+    c, win, app = ctx.controller, ctx.window, ctx.app
+    assert win is not None
+    w, _, h = size.partition("x")
+    win.resize(int(w), int(h))
+    done = {"shot": False}
+
+    def finish(code: int) -> None:
+        ctx.exit_code = code
+        app.exit(code)
+
+    def grab() -> None:
+        if done["shot"]:
+            return
+        done["shot"] = True
+        out.parent.mkdir(parents=True, exist_ok=True)
+        ok = win.grab().save(str(out))
+        print(f"screenshot {'written' if ok else 'FAILED'}: {out}")
+        finish(0 if ok else 1)
+
+    def settled() -> None:
+        if c.is_busy() or c.transcript is None:
+            return
+        target = c.plan.first_kept_entry_id if c.plan is not None else None
+        if target is None and c.transcript.active_path:
+            target = c.transcript.active_path[-1]
+        if target:
+            c.select(target)
+        QTimer.singleShot(600, grab)
+
+    def give_up() -> None:
+        print("screenshot timed out", file=sys.stderr)
+        finish(2)
+
+    c.settled.connect(settled)
+    c.failed.connect(lambda msg: (print(msg, file=sys.stderr), finish(1)))
+    QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, give_up)
 
 
 def run_app(argv: Sequence[str]) -> int:
-    from PySide6.QtWidgets import QApplication, QMainWindow
+    """Start the desktop app (or take a screenshot); returns the exit code."""
+    args = parse_args(argv)
+    if args.screenshot is not None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import qasync
 
-    app = QApplication.instance() or QApplication([sys_argv0(), *argv])
-    win = QMainWindow()
-    win.setWindowTitle("SessionLens")
-    win.resize(1200, 800)
-    win.show()
-    return app.exec()
-
-
-def sys_argv0() -> str:
-    return "sessionlens"
+    ctx = build(args)
+    assert ctx.window is not None
+    loop = qasync.QEventLoop(ctx.app)
+    asyncio.set_event_loop(loop)
+    ctx.loop = loop
+    _install_excepthook(ctx)
+    if args.screenshot is not None:
+        take_screenshot(ctx, args.screenshot, args.size)
+    ctx.window.show()
+    ctx.controller.open(initial_file(args, ctx))
+    ctx.controller.discover()
+    with loop:
+        loop.run_forever()
+    return ctx.exit_code

@@ -1,0 +1,99 @@
+"""``sessionlens inspect FILE``: what a transcript holds and what the model sees of it.
+
+Counting rules (DESIGN.md): ``entries`` leaves out the header; ``by_type`` and ``by_role``
+count the whole file (every branch); ``active_path_length`` is the path leaf -> root;
+``context_messages`` is the replayed context, a compaction summary counting as one;
+unreadable lines appear only under ``diagnostics``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from sessionlens.engine.load import load_transcript
+from sessionlens.engine.model import Transcript
+from sessionlens.engine.tokens import count_tokens
+
+from .output import emit_json, emit_lines
+
+__all__ = ["register", "run", "inspect_summary"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("inspect", help="summarize a transcript (entries, path, context, tokens)")
+    p.add_argument("file", type=Path, help="transcript file (.jsonl)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--encoding", default="o200k_base", choices=("o200k_base", "cl100k_base"),
+                   help="tokenizer for exact counts (default: o200k_base)")
+    p.set_defaults(func=run)
+
+
+def inspect_summary(t: Transcript, encoding: str = "o200k_base") -> dict[str, Any]:
+    """The ``inspect --json`` object for a loaded transcript."""
+    by_type = Counter(e.type for e in t.entries)
+    by_role = Counter(e.message.role for e in t.entries if e.message is not None)
+    report = count_tokens(t, encoding)
+    return {
+        "path": str(t.path),
+        "format": t.format,
+        "session_id": t.session_id,
+        "session_name": t.session_name,
+        "entries": {"total": len(t.entries), "by_type": dict(sorted(by_type.items()))},
+        "messages": {"total": sum(by_role.values()), "by_role": dict(sorted(by_role.items()))},
+        "compactions": by_type.get("compaction", 0),
+        "leaf_id": t.leaf_id,
+        "active_path_length": len(t.active_path),
+        "context_messages": len(t.context),
+        "labels": dict(t.labels),
+        "tokens": {
+            "encoding": encoding,
+            "reported_context": report.reported_context,
+            "exact": report.exact_context,
+            "estimate": report.estimate_context,
+        },
+        "file_size": t.file_size,
+        "diagnostics": [{"line": d.line, "reason": d.reason, "severity": d.severity}
+                        for d in t.diagnostics],
+    }
+
+
+def _human(s: dict[str, Any]) -> list[str]:
+    tok = s["tokens"]
+    reported = "n/a" if tok["reported_context"] is None else f"{tok['reported_context']:,}"
+    lines = [
+        f"{s['path']}",
+        f"  format        {s['format']}   session {s['session_id'] or '(no header)'}"
+        + (f"   name {s['session_name']!r}" if s["session_name"] else ""),
+        f"  entries       {s['entries']['total']:,}   "
+        + ", ".join(f"{k} {v}" for k, v in s["entries"]["by_type"].items()),
+        f"  messages      {s['messages']['total']:,}   "
+        + ", ".join(f"{k} {v}" for k, v in s["messages"]["by_role"].items()),
+        f"  compactions   {s['compactions']}",
+        f"  leaf          {s['leaf_id']}   active path {s['active_path_length']:,} entries",
+        f"  context       {s['context_messages']:,} messages after replay",
+        f"  tokens        reported {reported} | exact {tok['exact']:,} ({tok['encoding']})"
+        f" | estimate {tok['estimate']:,} (chars/4)",
+    ]
+    diags = s["diagnostics"]
+    if diags:
+        lines.append(f"  diagnostics   {len(diags)}")
+        for d in diags[:20]:
+            where = f"line {d['line']}" if d["line"] is not None else "file"
+            lines.append(f"    {d['severity']:7} {where}: {d['reason']}")
+        if len(diags) > 20:
+            lines.append(f"    ... and {len(diags) - 20} more (use --json for all)")
+    else:
+        lines.append("  diagnostics   none")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    summary = inspect_summary(load_transcript(args.file), args.encoding)
+    if args.json:
+        emit_json(summary)
+    else:
+        emit_lines(_human(summary))
+    return 0

@@ -1,0 +1,115 @@
+"""The JSON-lines reading every format shares: split, decode, and explain bad lines.
+
+One home for the per-line rules (DESIGN.md "Bad input") so OpenClaw / pi, Claude Code and
+Codex files report the same problems in the same words: a blank line is skipped, a line that
+is not JSON, not UTF-8, cut off at the end of the file or not a JSON object becomes a
+Diagnostic naming its line, and the rest of the file still loads. A line whose only fault is
+bad UTF-8 is still read (bad bytes as U+FFFD) with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sessionlens.engine.errors import LoadCancelled
+from sessionlens.engine.model import Diagnostic
+
+__all__ = ["JsonLine", "iter_lines", "iter_objects", "recover_line"]
+
+_BOM = b"\xef\xbb\xbf"
+_PROGRESS_STEP = 4 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class JsonLine:
+    """One readable line: its 1-based number, byte span and the decoded object."""
+
+    line: int
+    offset: int
+    length: int
+    obj: dict[str, Any]
+
+
+def iter_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
+    """Yield ``(line_no, offset, end)`` for each line, without its ``\\r\\n`` / ``\\n``.
+
+    ``line_no`` is 1-based; a UTF-8 BOM at the very start is left out of line 1.
+    """
+    pos = 3 if data.startswith(_BOM) else 0
+    size = len(data)
+    find = data.find
+    line_no = 0
+    while pos < size:
+        line_no += 1
+        nl = find(b"\n", pos)
+        end = size if nl < 0 else nl
+        stop = end - 1 if end > pos and data[end - 1] == 13 else end
+        yield line_no, pos, stop
+        pos = end + 1
+
+
+def recover_line(raw: bytes, exc: Exception, line_no: int, spath: str,
+                 diags: list[Diagnostic], *, last: bool) -> Any:
+    """Explain why a line failed; a line whose only fault is bad UTF-8 still loads."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as uexc:
+        text = raw.decode("utf-8", errors="replace")
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            diags.append(Diagnostic(spath, line_no,
+                                    f"not valid UTF-8 (byte {uexc.start}) and not valid JSON"))
+            return None
+        diags.append(Diagnostic(spath, line_no, f"not valid UTF-8 (byte {uexc.start}); "
+                                "bad bytes read as U+FFFD", "warning"))
+        return obj
+    if last:
+        diags.append(Diagnostic(spath, line_no,
+                                f"truncated last line (no newline at end of file): {exc}"))
+    else:
+        diags.append(Diagnostic(spath, line_no, f"invalid JSON: {exc}"))
+    return None
+
+
+def iter_objects(data: bytes, path: Path | str, diags: list[Diagnostic], *,
+                 on_progress: Callable[[int, int], None] | None = None,
+                 cancel: Callable[[], bool] | None = None) -> Iterator[JsonLine]:
+    """Yield every line that decodes to a JSON object; report the others into ``diags``.
+
+    ``cancel`` is polled (and ``on_progress`` called) every few MB, so a huge file can be
+    abandoned; cancelling raises ``LoadCancelled``.
+    """
+    spath = str(path)
+    total = len(data)
+    next_report = _PROGRESS_STEP
+    loads = orjson.loads
+    ends_with_newline = data.endswith(b"\n")
+    for line_no, start, stop in iter_lines(data):
+        if start >= next_report:
+            next_report = start + _PROGRESS_STEP
+            if cancel is not None and cancel():
+                raise LoadCancelled(path, f"cancelled at byte {start} of {total}")
+            if on_progress is not None:
+                on_progress(start, total)
+        raw = data[start:stop]
+        if not raw.strip():
+            continue
+        try:
+            obj = loads(raw)
+        except orjson.JSONDecodeError as exc:
+            obj = recover_line(raw, exc, line_no, spath, diags,
+                               last=stop >= total and not ends_with_newline)
+            if obj is None:
+                continue
+        if type(obj) is not dict:
+            diags.append(Diagnostic(spath, line_no, f"JSON {type(obj).__name__} is not an object"))
+            continue
+        yield JsonLine(line_no, start, stop - start, obj)
+    if on_progress is not None:
+        on_progress(total, total)

@@ -1,0 +1,1 @@
+"""Widgets. Each gets the SessionController (or narrower callables) injected."""

@@ -1,0 +1,84 @@
+"""Session browser: the transcripts found on this machine, grouped, filterable, sortable.
+
+Discovery runs on the task pool (it opens every file's header); double-clicking a session
+opens it in the main window.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..controller import SessionController
+from ..icons import icon
+from ..models.roles import SortRole
+from ..models.sessions_model import SessionTreeModel
+
+
+class SessionBrowser(QWidget):
+    """Tree of sessions by agent/project with a filter box."""
+
+    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._c = controller
+        self.model = SessionTreeModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SortRole)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setRecursiveFilteringEnabled(True)
+        self.proxy.setFilterKeyColumn(0)
+        self.filter = QLineEdit(placeholderText=self.tr("Filter sessions…"), clearButtonEnabled=True)
+        self.refresh = QToolButton(toolTip=self.tr("Look for sessions again"))
+        self.refresh.setIcon(icon("action-reload"))
+        self.status = QLabel(self.tr("Looking for sessions…"))
+        self.status.setWordWrap(True)
+        self.tree = QTreeView()
+        self.tree.setModel(self.proxy)
+        self.tree.setSortingEnabled(True)
+        self.tree.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setStretchLastSection(False)
+        bar = QHBoxLayout()
+        bar.addWidget(self.filter, 1)
+        bar.addWidget(self.refresh)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(bar)
+        lay.addWidget(self.tree, 1)
+        lay.addWidget(self.status)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.refresh.clicked.connect(self.rescan)
+        self.tree.activated.connect(self._open)
+        controller.sessions_ready.connect(self._on_sessions)
+
+    def rescan(self) -> None:
+        self.status.setText(self.tr("Looking for sessions…"))
+        self._c.discover()
+
+    def _on_sessions(self, sessions: list[object]) -> None:
+        self.model.set_rows(sessions)  # type: ignore[arg-type]
+        self.tree.expandAll()
+        for col in range(1, self.model.columnCount()):
+            self.tree.resizeColumnToContents(col)
+        n = self.model.session_count()
+        self.status.setText(self.tr("No agent sessions found on this machine.") if n == 0 else
+                            self.tr("%n session(s) found", "", n))
+
+    def _open(self, index: QModelIndex) -> None:
+        info = self.model.session_at(self.proxy.mapToSource(index))
+        if info is not None:
+            self._c.open(info.path)

@@ -1,0 +1,117 @@
+"""``sessionlens plan``: JSON keys, readable output, options, errors, and a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sessionlens.engine.cli import main
+
+KEYS = {"should_compact", "context_tokens", "threshold", "first_kept_entry_id", "is_split_turn",
+        "turn_start_entry_id", "summarize_entry_ids", "kept_entry_ids", "tokens_before",
+        "predicted_tokens_after", "chunks"}
+
+
+def _write_session(path: Path, turns: int = 6, *, compacted: bool = False) -> list[str]:
+    """A v3 transcript: each turn is user -> assistant(read call) -> toolResult -> assistant."""
+    lines = [{"type": "session", "version": 3, "id": "11111111-2222-3333-4444-555555555555",
+              "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/work"}]
+    ids: list[str] = []
+    parent = None
+
+    def add(obj: dict) -> None:
+        nonlocal parent
+        entry_id = f"{len(ids) + 1:08x}"
+        obj.update(id=entry_id, parentId=parent, timestamp="2026-01-01T00:00:01.000Z")
+        lines.append(obj)
+        ids.append(entry_id)
+        parent = entry_id
+
+    for k in range(turns):
+        add({"type": "message", "message": {"role": "user", "content": "x" * 8000,
+                                            "timestamp": 1}})
+        add({"type": "message", "message": {
+            "role": "assistant", "timestamp": 2, "api": "a", "provider": "p", "model": "m",
+            "stopReason": "toolUse",
+            "content": [{"type": "toolCall", "id": f"c{k}", "name": "read",
+                         "arguments": {"path": f"/src/{k}.py"}}],
+            "usage": {"input": 1000 * k, "output": 10, "cacheRead": 0, "cacheWrite": 0,
+                      "totalTokens": 1000 * k + 10}}})
+        add({"type": "message", "message": {"role": "toolResult", "toolCallId": f"c{k}",
+                                            "toolName": "read", "isError": False, "timestamp": 3,
+                                            "content": [{"type": "text", "text": "y" * 8000}]}})
+        add({"type": "message", "message": {
+            "role": "assistant", "timestamp": 4, "api": "a", "provider": "p", "model": "m",
+            "stopReason": "stop", "content": [{"type": "text", "text": "done"}],
+            "usage": {"input": 1000 * k + 500, "output": 10, "cacheRead": 0, "cacheWrite": 0,
+                      "totalTokens": 1000 * k + 510}}})
+    if compacted:
+        add({"type": "compaction", "summary": "s", "firstKeptEntryId": ids[-4],
+             "tokensBefore": 5000})
+    path.write_text("\n".join(json.dumps(o) for o in lines) + "\n")
+    return ids
+
+
+def test_json_has_the_design_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "s.jsonl"
+    ids = _write_session(f)
+    assert main(["plan", str(f), "--json", "--keep-recent", "4500", "--context-window", "50000",
+                 "--reserve", "10000", "--reserve-floor", "0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert KEYS <= out.keys()
+    assert out["threshold"] == 40_000 and out["context_tokens"] == 5_510
+    assert out["should_compact"] is False
+    # each turn is ~4000 tokens: 4500 is reached on the second-to-last turn's tool result,
+    # so the cut moves back to the call that produced it
+    assert out["first_kept_entry_id"] == ids[-7] and out["is_split_turn"] is True
+    assert out["turn_start_entry_id"] == ids[-8]
+    assert out["summarize_entry_ids"] == ids[:-8]
+    assert out["kept_entry_ids"] == ids[-7:]
+    assert [i for c in out["chunks"] for i in c] == out["summarize_entry_ids"]
+    # turns 0-3 are summarized; turn 4's read call is kept with its result
+    assert out["file_ops"]["read"] == [f"/src/{k}.py" for k in range(4)]
+
+
+def test_cut_and_manual_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "s.jsonl"
+    ids = _write_session(f)
+    assert main(["plan", str(f), "--json", "--cut", ids[10]]) == 0  # a tool result
+    out = json.loads(capsys.readouterr().out)
+    assert out["first_kept_entry_id"] == ids[9] and "tool result" in out["cut_reason"]
+    assert main(["plan", str(f), "--json", "--manual"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["first_kept_entry_id"] is None and out["kept_entry_ids"] == []
+    assert out["summarize_entry_ids"] == ids
+
+
+def test_human_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "s.jsonl"
+    _write_session(f)
+    assert main(["plan", str(f), "--keep-recent", "4500"]) == 0
+    text = capsys.readouterr().out
+    assert "first kept" in text and "split turn" in text and "summarize" in text
+    assert not text.lstrip().startswith("{")
+
+
+def test_already_compacted_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "s.jsonl"
+    _write_session(f, compacted=True)
+    assert main(["plan", str(f), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert "Already compacted" in captured.err and captured.out == ""
+
+
+def test_subprocess_json(tmp_path: Path) -> None:
+    f = tmp_path / "s.jsonl"
+    ids = _write_session(f, turns=3)
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "plan", str(f),
+                           "--json", "--keep-recent", "100"],
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    # 100 tokens are reached on the last tool result: its whole frame is kept
+    assert out["kept_entry_ids"] == ids[-3:] and KEYS <= out.keys()

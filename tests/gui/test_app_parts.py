@@ -1,0 +1,173 @@
+"""Task runner, prefs, paths, message rendering, the session browser and --screenshot."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from gui_flows import SETTLE_MS
+from gui_transcripts import small_session_rows, write_rows
+
+from sessionlens.engine import load_transcript
+from sessionlens.gui import shortcuts
+from sessionlens.gui.icons import ICON_KEYS, icon, icon_bytes
+from sessionlens.gui.paths import AppPaths
+from sessionlens.gui.prefs import MAX_RECENT, Prefs
+from sessionlens.gui.tasks import TaskRunner
+from sessionlens.gui.views import message_render as mr
+
+# a 1x1 red PNG
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")
+
+
+def test_task_runner_delivers_results_on_the_ui_thread(qtbot: Any) -> None:
+    runner = TaskRunner()
+    ui_thread = threading.get_ident()
+    seen: dict[str, Any] = {}
+
+    def job(report: Any, cancelled: Any) -> int:
+        seen["worker"] = threading.get_ident()
+        report(1, 1)
+        return 42
+
+    def done(value: int) -> None:
+        seen["value"], seen["done_thread"] = value, threading.get_ident()
+
+    runner.run(job, on_done=done, on_progress=lambda d, t: seen.setdefault("progress", (d, t)))
+    qtbot.waitUntil(lambda: "value" in seen, timeout=5000)
+    assert seen["value"] == 42
+    assert seen["worker"] != ui_thread and seen["done_thread"] == ui_thread
+    assert seen["progress"] == (1, 1)
+    runner.shutdown()
+
+
+def test_task_runner_latest_wins_and_errors_are_delivered(qtbot: Any) -> None:
+    runner = TaskRunner()
+    gate = threading.Event()
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def slow(_r: Any, _c: Any) -> str:
+        gate.wait(5)
+        return "first"
+
+    first = runner.run(slow, on_done=results.append, group="g")
+    runner.run(lambda _r, _c: "second", on_done=results.append, group="g")
+    gate.set()
+    qtbot.waitUntil(lambda: "second" in results, timeout=5000)
+    qtbot.wait(50)
+    assert first.cancelled and results == ["second"]
+    runner.run(lambda _r, _c: 1 / 0, on_done=results.append, on_error=errors.append)
+    qtbot.waitUntil(lambda: bool(errors), timeout=5000)
+    assert isinstance(errors[0], ZeroDivisionError)
+    runner.shutdown()
+
+
+def test_prefs_keep_recent_files_in_order(tmp_path: Path) -> None:
+    prefs = Prefs(tmp_path / "s.ini")
+    files = [tmp_path / f"f{i}.jsonl" for i in range(MAX_RECENT + 3)]
+    for f in files:
+        prefs.add_recent(f)
+    prefs.add_recent(files[2])
+    recent = prefs.recent_files()
+    assert recent[0] == files[2].resolve() and len(recent) == MAX_RECENT
+    assert len(set(recent)) == len(recent)
+    prefs.set_theme("dark")
+    prefs.set_compaction_overrides({"keep_recent_tokens": 5000, "context_window": None})
+    again = Prefs(tmp_path / "s.ini")
+    assert again.theme() == "dark"
+    assert again.compaction_overrides() == {"keep_recent_tokens": 5000}
+
+
+def test_basedir_redirects_every_path(tmp_path: Path) -> None:
+    paths = AppPaths.resolve(tmp_path / "b").ensure()
+    for d in (paths.config_dir, paths.data_dir, paths.cache_dir, paths.state_dir):
+        assert d.is_dir() and tmp_path in d.parents
+    assert paths.settings_file.parent == paths.config_dir
+
+
+def test_every_icon_and_shortcut_loads(qapp: Any) -> None:
+    for key in ICON_KEYS:
+        assert icon_bytes(key).startswith(b"<svg")
+        assert not icon(key).isNull()
+    assert all(not shortcuts.sequence(k).isEmpty() for k in shortcuts.ALL.values())
+    seqs = [shortcuts.sequence(k).toString() for k in shortcuts.ALL.values()]
+    assert len(seqs) == len(set(seqs))
+
+
+def test_message_parts_cover_blocks(tmp_path: Path) -> None:
+    t = load_transcript(write_rows(tmp_path / "s.jsonl", small_session_rows()))
+    kinds = [k for k, _ in mr.block_parts(t.entry("a0000007"))]
+    assert kinds == ["thinking", "markdown"]
+    assert [k for k, _ in mr.block_parts(t.entry("a0000001"))] == ["tool"]
+    assert [k for k, _ in mr.block_parts(t.entry("ovf00001"))] == ["error"]
+    text, rest = mr.clip("x" * (mr.MAX_INLINE + 5))
+    assert len(text) == mr.MAX_INLINE and rest == 5
+    html = mr.code_html('{"a": 1}', "json", dark=False)
+    assert "style=" in html and "<pre" in html
+
+
+def test_images_are_decoded_into_the_message_view(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
+    rows = small_session_rows()
+    rows.append({"type": "message", "id": "img00001", "parentId": rows[-1]["id"],
+                 "timestamp": "2026-02-01T12:00:00.000Z",
+                 "message": {"role": "user", "timestamp": 1, "content": [
+                     {"type": "text", "text": "see screenshot"},
+                     {"type": "image", "mimeType": "image/png", "data": base64.b64encode(PNG).decode()}]}})
+    ctx = make_main_window()
+    from gui_flows import open_and_settle
+
+    open_and_settle(qtbot, ctx, write_rows(tmp_path / "img.jsonl", rows))
+    ctx.controller.select("img00001")
+    doc = ctx.window.message.document()
+    images = []
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isImageFormat():
+                images.append(fmt.toImageFormat().name())
+            it += 1
+        block = block.next()
+    assert len(images) == 1 and not doc.resource(2, images[0]).isNull()   # 2 = ImageResource
+    assert "image could not be decoded" not in ctx.window.message.toPlainText()
+
+
+def test_session_browser_lists_and_opens_sessions(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for name in ("0194a000-0000-7000-8000-000000000001", "0194a000-0000-7000-8000-000000000002"):
+        write_rows(folder / f"{name}.jsonl", small_session_rows())
+    ctx = make_main_window()
+    browser = ctx.window.browser
+    with qtbot.waitSignal(ctx.controller.sessions_ready, timeout=SETTLE_MS):
+        ctx.controller.discover([folder])
+    assert browser.model.session_count() == 2
+    browser.filter.setText("000000000002")
+    group = browser.proxy.index(0, 0)
+    assert browser.proxy.rowCount(group) == 1
+    child = browser.proxy.index(0, 0, group)
+    with qtbot.waitSignal(ctx.controller.settled, timeout=SETTLE_MS):
+        browser._open(child)
+    assert ctx.controller.path is not None and ctx.controller.path.name.endswith("02.jsonl")
+
+
+def test_screenshot_command_writes_a_png(tmp_path: Path) -> None:
+    out = tmp_path / "shot.png"
+    src = write_rows(tmp_path / "s.jsonl", small_session_rows())
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.gui", "--basedir", str(tmp_path / "b"),
+                           "--screenshot", str(out), "--size", "1200x800", str(src)],
+                          capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from PySide6.QtGui import QImage
+
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (1200, 800)
