@@ -26,9 +26,10 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load import generate  # noqa: E402  (the LOADER's generator, same data as its benchmark)
 from PySide6.QtCore import QEvent, QObject, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from load import generate  # noqa: E402  (the LOADER's generator, same data as its benchmark)
 
 HEARTBEAT_MS = 5
 TARGET_STALL_MS = 50.0

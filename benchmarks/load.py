@@ -276,18 +276,31 @@ def main(argv: list[str] | None = None) -> int:
         enc = tokens.get_encoding("o200k_base")
         texts = [tokens.entry_count_text(e) for e in tr.entries]
         chars = sum(len(t) for t in texts)
-        t = time.perf_counter()
-        raw_total = sum(len(enc.encode_ordinary(x)) for x in texts)
-        raw_s = time.perf_counter() - t
-        t = time.perf_counter()
-        report = tokens.count_tokens(tr, "o200k_base")
-        ours_s = time.perf_counter() - t
+        # Alternate the two, best of n each: on a shared machine whichever runs second in a
+        # process tends to lose, and count_tokens caches per transcript, so each of its runs
+        # gets a freshly loaded transcript (loading is not timed here).
+        raw_s = raw_cpu = ours_s = ours_cpu = float("inf")
+        raw_total = 0
+        report: Any = None
+        for _ in range(args.runs):
+            t, c = time.perf_counter(), time.process_time()
+            raw_total = sum(len(enc.encode_ordinary(x)) for x in texts)
+            raw_s = min(raw_s, time.perf_counter() - t)
+            raw_cpu = min(raw_cpu, time.process_time() - c)
+            fresh = load_transcript(path)
+            gc.collect()
+            t, c = time.perf_counter(), time.process_time()
+            report = tokens.count_tokens(fresh, "o200k_base")
+            ours_s = min(ours_s, time.perf_counter() - t)
+            ours_cpu = min(ours_cpu, time.process_time() - c)
+            del fresh
         ours_total = sum(v.exact for v in report.entries.values())
         tp = raw_s / ours_s
         print(f"tokens      count_tokens {ours_s:.2f} s ({chars / ours_s / 1e6:.2f} M chars/s, "
               f"{ours_total:,} tokens) vs raw encode_ordinary {raw_s:.2f} s "
               f"({chars / raw_s / 1e6:.2f} M chars/s, {raw_total:,} tokens)  -> {tp:.2f}x "
-              f"(target >= 0.8x: {'OK' if tp >= 0.8 else 'MISSED'})")
+              f"(target >= 0.8x: {'OK' if tp >= 0.8 else 'MISSED'}); CPU time {ours_cpu:.2f} s "
+              f"vs {raw_cpu:.2f} s -> {raw_cpu / ours_cpu:.2f}x")
     finally:
         if not args.keep and args.dir is None:
             path.unlink(missing_ok=True)

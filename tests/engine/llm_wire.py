@@ -164,3 +164,12 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
             return True
         time.sleep(0.01)
     return predicate()
+
+
+def serve() -> Iterator[WireServer]:
+    """Body of a test's ``wire`` fixture: a server for the test, closed afterwards."""
+    server = WireServer()
+    try:
+        yield server
+    finally:
+        server.close()

@@ -6,16 +6,23 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from llm_wire import Act, WireServer
+from llm_wire import Act, WireServer, serve
 from session_files import SessionFile
-from wire_fixtures import FakeSleep, policy, wire  # noqa: F401
+from wire_fixtures import FakeSleep, policy
 
 from sessionlens.engine.cli import compact_cmd, main
 from sessionlens.engine.load import load_transcript
 from sessionlens.engine.prompts import REQUIRED_SECTIONS
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    yield from serve()
+
 
 KEYS = {"summary", "audit", "first_kept_entry_id", "tokens_before", "tokens_after", "written"}
 
@@ -90,6 +97,7 @@ def test_write_successor_creates_a_loadable_file(tmp_path: Path,
     Act("malformed", text="a b"),
     Act("cut", text="a b c d e f g h i"),
     Act("stream", text=" "),
+    Act("stall", seconds=5.0),
 ])
 def test_provider_failure_exits_1_and_writes_nothing(tmp_path: Path, wire: WireServer, act: Act,
                                                      capsys: pytest.CaptureFixture[str],
@@ -100,7 +108,8 @@ def test_provider_failure_exits_1_and_writes_nothing(tmp_path: Path, wire: WireS
     path = session(tmp_path)
     before = snapshot(tmp_path)
     code = main(["compact", str(path), "--keep-recent", "20", "--provider", "openai",
-                 "--base-url", wire.url + "/v1", "--model", "m", "--write", "successor"])
+                 "--base-url", wire.url + "/v1", "--model", "m", "--write", "successor",
+                 "--timeout", "0.3"])
     err = capsys.readouterr().err
     assert code == 1 and "sessionlens compact: error:" in err
     assert snapshot(tmp_path) == before and len(wire.seen) == 3 and len(sleep.waits) == 2
@@ -144,3 +153,27 @@ def test_subprocess_run(tmp_path: Path) -> None:
                           env=env, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert KEYS <= set(json.loads(proc.stdout))
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    path = session(tmp_path)
+    assert main(["compact", str(path), "--keep-recent", "20", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "\r[" in captured.err and "chunk 1/1" in captured.err and "received" in captured.err
+    assert json.loads(captured.out)["written"] == []  # stdout stays one JSON object
+
+
+def test_write_append_adds_the_compaction_to_the_file(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = session(tmp_path)
+    lines_before = path.read_text(encoding="utf-8").splitlines()
+    code, out = run_json(capsys, str(path), "--keep-recent", "20", "--write", "append")
+    assert code == 0 and str(path) in out["written"]  # type: ignore[operator]
+    lines_after = path.read_text(encoding="utf-8").splitlines()
+    assert lines_after[: len(lines_before)] == lines_before
+    added = [json.loads(line) for line in lines_after[len(lines_before):]]
+    comp = next(x for x in added if x["type"] == "compaction")
+    assert comp["summary"] == out["summary"]
+    assert comp["firstKeptEntryId"] == out["first_kept_entry_id"]

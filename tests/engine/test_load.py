@@ -218,3 +218,19 @@ def test_arbitrary_lines_after_a_header_never_raise(chunks: list[bytes]) -> None
     assert t.header is not None and t.header.id == "s"
     assert all(d.line is None or 1 <= d.line <= data.count(b"\n") + 1 for d in t.diagnostics)
     assert all(i in t.index for i in t.active_path)
+
+
+def test_a_complete_last_line_without_newline_loads(tmp_path: Path) -> None:
+    data = lines(HEADER, user("a", None)) + json.dumps(user("b", "a")).encode()
+    t = load_transcript(write(tmp_path, data))
+    assert [e.id for e in t.entries] == ["a", "b"] and t.diagnostics == ()
+    assert t.file_size == len(data)
+
+
+def test_a_first_line_over_a_megabyte_is_still_detected(tmp_path: Path) -> None:
+    header = {**HEADER, "note": "h" * (3 << 20)}
+    p = write(tmp_path, lines(header, user("a", None)))
+    assert detect_format(p) == "openclaw-v3"
+    t = load_transcript(p)
+    assert t.header is not None and len(t.header.extra["note"]) == 3 << 20
+    assert [e.id for e in t.entries] == ["a"]

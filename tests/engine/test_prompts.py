@@ -7,10 +7,21 @@ import pytest
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.model import FileOps
 from sessionlens.engine.prompts import (
-    FOCUS_TRUNCATION_MARKER, REQUIRED_SECTIONS, SPLIT_TURN_HEADER, SUMMARY_MAX_CHARS,
-    SUMMARY_TRUNCATION_MARKER, SYSTEM_PROMPT, TEMPLATES, build_history_prompt,
-    build_merge_prompt, build_turn_prefix_prompt, cap_summary, file_ops_tags,
-    identifier_instructions, join_split_turn, wrap_focus,
+    FOCUS_TRUNCATION_MARKER,
+    REQUIRED_SECTIONS,
+    SPLIT_TURN_HEADER,
+    SUMMARY_MAX_CHARS,
+    SUMMARY_TRUNCATION_MARKER,
+    SYSTEM_PROMPT,
+    TEMPLATES,
+    build_history_prompt,
+    build_merge_prompt,
+    build_turn_prefix_prompt,
+    cap_summary,
+    file_ops_tags,
+    identifier_instructions,
+    join_split_turn,
+    wrap_focus,
 )
 
 

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
-from llm_wire import Act, WireServer
-from wire_fixtures import FakeSleep, policy, request, wire  # noqa: F401
+from llm_wire import Act, WireServer, serve
+from wire_fixtures import FakeSleep, policy, request
 
 from sessionlens.engine.errors import (
-    ContextOverflowError, ProviderError, ProviderTimeoutError, ProviderUnavailableError,
+    ContextOverflowError,
+    ProviderError,
+    ProviderTimeoutError,
+    ProviderUnavailableError,
 )
 from sessionlens.engine.providers import ProviderProfile, build_provider, complete_with_retry
 from sessionlens.engine.providers.anthropic import ANTHROPIC_VERSION, messages_url
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    yield from serve()
+
 
 KEY = "sk-ant-api03-notreal-0123456789abcdefghij"
 

@@ -18,7 +18,11 @@ from wire_fixtures import plan_for, small_transcript
 from sessionlens.engine.audit import audit_summary
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.providers import (
-    ChatMessage, CompletionRequest, LocalProvider, ProviderProfile, find_smollm2_gguf,
+    ChatMessage,
+    CompletionRequest,
+    LocalProvider,
+    ProviderProfile,
+    find_smollm2_gguf,
 )
 from sessionlens.engine.providers.local import LocalModelServer
 from sessionlens.engine.summarize import ProgressEvent, summarize_plan

@@ -18,7 +18,10 @@ from sessionlens.engine.model import Transcript
 from sessionlens.engine.plan import plan_compaction
 from sessionlens.engine.prompts import REQUIRED_SECTIONS, TURN_PREFIX_SECTIONS
 from sessionlens.engine.providers import (
-    ChatMessage, CompletionRequest, OfflineProvider, SummarySource,
+    ChatMessage,
+    CompletionRequest,
+    OfflineProvider,
+    SummarySource,
 )
 from sessionlens.engine.settings import DEFAULT_SETTINGS
 from sessionlens.engine.summarize import summarize_plan
@@ -156,7 +159,7 @@ def test_budget_is_respected_and_the_cut_is_said() -> None:
     b.user("Now publish /out/artifact_059.bin to https://dl.example.com/releases")
     text = render(SummarySource("history", "structured", tuple(b.build().entries)), 400)
     assert len(text) <= 1600
-    assert re.search(r"\(\d+ earlier items left out to fit the summary budget\)", text)
+    assert re.search(r"\(\d+ more items left out to fit the summary budget\)", text)
     assert "Latest user request: Now publish" in text
     assert all(h in text.splitlines() for h in REQUIRED_SECTIONS["structured"])
 
@@ -183,3 +186,19 @@ def test_plan_with_previous_compaction_summary_embedded() -> None:
     t = b.build()
     result = asyncio.run(summarize_plan(t, plan_for(t), OfflineProvider()))
     assert "`ab12cd34ef56`" in result.summary and "users_2024" in result.summary
+
+
+@pytest.mark.samples
+def test_offline_summaries_pass_the_audit_on_every_sample(samples_dir: Path) -> None:
+    from sessionlens.engine.audit import audit_summary
+
+    for path in sorted(samples_dir.glob("*.jsonl")):
+        t = load_transcript(path)
+        plan = plan_compaction(t, DEFAULT_SETTINGS, manual=True)
+        for template in ("structured", "safeguard"):
+            result = asyncio.run(summarize_plan(t, plan, OfflineProvider(), template=template))
+            report = audit_summary(t, result.summary, template=template,
+                                   summarized_entry_ids=plan.summarize_entry_ids
+                                   + plan.turn_prefix_entry_ids)
+            failed = [(c.name, c.detail) for c in report.checks if not c.passed]
+            assert report.passed, f"{path.name} {template}: {failed}"

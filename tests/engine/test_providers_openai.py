@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import httpx
 import pytest
-from llm_wire import Act, WireServer
-from wire_fixtures import FakeSleep, policy, request, wire  # noqa: F401
+from llm_wire import Act, WireServer, serve
+from wire_fixtures import FakeSleep, policy, request
 
 from sessionlens.engine.errors import (
-    ContextOverflowError, ProviderAuthError, ProviderError, ProviderTimeoutError,
+    ContextOverflowError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderTimeoutError,
     ProviderUnavailableError,
 )
 from sessionlens.engine.providers import (
-    FallbackChain, ProviderProfile, build_provider, complete_with_retry,
+    FallbackChain,
+    ProviderProfile,
+    build_provider,
+    complete_with_retry,
 )
 from sessionlens.engine.providers.openai import chat_completions_url
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    yield from serve()
+
 
 KEY = "sk-test-not-a-real-key-1234567890abcdef"
 
@@ -189,3 +203,12 @@ async def test_unreachable_server_is_a_provider_error() -> None:
                            model="m", timeout_s=2.0)
     with pytest.raises(ProviderError, match="cannot reach"):
         await complete_with_retry(build_provider(dead), request(), policy(FakeSleep(), 1))
+
+
+@pytest.mark.asyncio
+async def test_a_key_echoed_by_the_server_is_scrubbed(wire: WireServer) -> None:
+    wire.default = Act("status", status=401,
+                       body='{"error":{"message":"Incorrect API key provided: ' + KEY + '"}}')
+    with pytest.raises(ProviderAuthError) as info:
+        await build_provider(profile(wire)).complete(request())
+    assert KEY not in str(info.value) and "[key]" in str(info.value)

@@ -6,8 +6,12 @@ from factories import TranscriptBuilder
 
 from sessionlens.engine.model import Entry, Message, TextBlock, ThinkingBlock
 from sessionlens.engine.serialize import (
-    BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX, entries_to_llm_messages,
-    entry_to_llm_message, serialize_entries, truncate_tool_result,
+    BRANCH_SUMMARY_PREFIX,
+    COMPACTION_SUMMARY_PREFIX,
+    entries_to_llm_messages,
+    entry_to_llm_message,
+    serialize_entries,
+    truncate_tool_result,
 )
 
 

@@ -3,23 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import pytest
 from factories import TranscriptBuilder
-from llm_wire import Act, WireServer, wait_for
-from wire_fixtures import FakeSleep, plan_for, policy, small_transcript, wire  # noqa: F401
+from llm_wire import Act, WireServer, serve, wait_for
+from wire_fixtures import FakeSleep, plan_for, policy, small_transcript
 
 from sessionlens.engine.errors import (
-    ConfigError, ContextOverflowError, ProviderError, SummarizationCancelled,
+    ConfigError,
+    ContextOverflowError,
+    ProviderError,
+    SummarizationCancelled,
 )
 from sessionlens.engine.model import FileOps
 from sessionlens.engine.prompts import REQUIRED_SECTIONS, SPLIT_TURN_HEADER
 from sessionlens.engine.providers import (
-    FallbackChain, OfflineProvider, ProviderProfile, build_provider,
+    FallbackChain,
+    OfflineProvider,
+    ProviderProfile,
+    build_provider,
 )
 from sessionlens.engine.summarize import ProgressEvent, SummaryResult, summarize_plan
 
-pytestmark = pytest.mark.asyncio
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    yield from serve()
+
+
 OVERFLOW = '{"error":{"message":"prompt is too long: 99999 tokens > 8000 maximum"}}'
 
 
@@ -34,6 +46,7 @@ def prompt_of(seen: object) -> str:
     return seen.body["messages"][-1]["content"]  # type: ignore[attr-defined,no-any-return]
 
 
+@pytest.mark.asyncio
 async def test_offline_run_fills_result_and_progress() -> None:
     t = small_transcript()
     events: list[ProgressEvent] = []
@@ -53,6 +66,7 @@ async def test_offline_run_fills_result_and_progress() -> None:
     assert events[-1].tokens_sent > 0 and events[-1].tokens_received > 0
 
 
+@pytest.mark.asyncio
 async def test_staged_chunks_carry_previous_summary_then_merge(wire: WireServer) -> None:
     t = small_transcript()
     ids = tuple(e.id for e in t.entries)
@@ -70,6 +84,7 @@ async def test_staged_chunks_carry_previous_summary_then_merge(wire: WireServer)
     assert result.usage.input_tokens == 4 * 120 and result.usage.output_tokens == 4 * 30
 
 
+@pytest.mark.asyncio
 async def test_split_turn_joins_history_and_prefix(wire: WireServer) -> None:
     t = small_transcript()
     ids = tuple(e.id for e in t.entries)
@@ -83,6 +98,7 @@ async def test_split_turn_joins_history_and_prefix(wire: WireServer) -> None:
     assert "Also check port 9091" in prefix_prompt and "Fix the flaky" not in prefix_prompt
 
 
+@pytest.mark.asyncio
 async def test_split_turn_without_history_says_so() -> None:
     b = TranscriptBuilder()
     b.user("Rename module foo to bar across the repo")
@@ -97,6 +113,7 @@ async def test_split_turn_without_history_says_so() -> None:
     assert result.summary.startswith("No prior history." + SPLIT_TURN_HEADER + "## Original Request")
 
 
+@pytest.mark.asyncio
 async def test_oversized_message_left_out_with_a_note(wire: WireServer) -> None:
     b = TranscriptBuilder()
     b.user("Summarize the log and keep the error id E-4711.")
@@ -117,6 +134,7 @@ async def test_oversized_message_left_out_with_a_note(wire: WireServer) -> None:
     assert "omitted" in prompt_of(wire.seen[-1]) and len(wire.seen) == 2
 
 
+@pytest.mark.asyncio
 async def test_partial_summary_names_what_did_not_fit(wire: WireServer) -> None:
     b = TranscriptBuilder()
     for i in range(6):
@@ -133,6 +151,7 @@ async def test_partial_summary_names_what_did_not_fit(wire: WireServer) -> None:
     assert all(e.id not in result.omitted_entry_ids for e in t.entries[:6])
 
 
+@pytest.mark.asyncio
 async def test_nothing_fits_is_a_clear_failure(wire: WireServer) -> None:
     t = small_transcript()
     wire.default = Act("status", status=400, body=OVERFLOW)
@@ -141,6 +160,7 @@ async def test_nothing_fits_is_a_clear_failure(wire: WireServer) -> None:
                              retry=policy(FakeSleep()))
 
 
+@pytest.mark.asyncio
 async def test_failing_model_falls_back_to_offline(wire: WireServer) -> None:
     t = small_transcript()
     wire.default = Act("status", status=500, body="down")
@@ -156,6 +176,7 @@ async def test_failing_model_falls_back_to_offline(wire: WireServer) -> None:
     assert any("fell back to offline" in w for w in result.warnings)
 
 
+@pytest.mark.asyncio
 async def test_every_provider_failing_raises_typed_error(wire: WireServer) -> None:
     t = small_transcript()
     wire.default = Act("status", status=404, body='{"error":{"message":"no such model"}}')
@@ -166,6 +187,7 @@ async def test_every_provider_failing_raises_typed_error(wire: WireServer) -> No
     assert len(wire.seen) == 2  # a 404 is not retried
 
 
+@pytest.mark.asyncio
 async def test_cancel_token_mid_stream_stops_at_once(wire: WireServer) -> None:
     t = small_transcript()
     wire.default = Act("slow", text="one two three four five", seconds=10.0)
@@ -186,6 +208,7 @@ async def test_cancel_token_mid_stream_stops_at_once(wire: WireServer) -> None:
     assert not any(e.stage in ("retry", "done") for e in events)
 
 
+@pytest.mark.asyncio
 async def test_task_cancel_becomes_summarization_cancelled(wire: WireServer) -> None:
     t = small_transcript()
     wire.default = Act("stall", seconds=10.0)
@@ -198,6 +221,7 @@ async def test_task_cancel_becomes_summarization_cancelled(wire: WireServer) -> 
     assert len(wire.seen) == 1
 
 
+@pytest.mark.asyncio
 async def test_cancel_before_start_sends_nothing(wire: WireServer) -> None:
     t = small_transcript()
     with pytest.raises(SummarizationCancelled):
@@ -205,6 +229,7 @@ async def test_cancel_before_start_sends_nothing(wire: WireServer) -> None:
     assert wire.seen == []
 
 
+@pytest.mark.asyncio
 async def test_prompt_carries_template_policy_and_fenced_focus(wire: WireServer) -> None:
     t = small_transcript()
     await summarize_plan(t, plan_for(t), build_provider(openai(wire)), template="safeguard",
@@ -220,6 +245,7 @@ async def test_prompt_carries_template_policy_and_fenced_focus(wire: WireServer)
     assert "[Tool result]: 1 failed: ConnectionResetError" in prompt
 
 
+@pytest.mark.asyncio
 async def test_bad_template_or_policy_is_a_config_error() -> None:
     t = small_transcript()
     with pytest.raises(ConfigError):
@@ -228,6 +254,7 @@ async def test_bad_template_or_policy_is_a_config_error() -> None:
         await summarize_plan(t, plan_for(t), OfflineProvider(), identifier_policy="custom")
 
 
+@pytest.mark.asyncio
 async def test_long_summaries_are_capped_with_marker(wire: WireServer) -> None:
     t = small_transcript()
     wire.default = Act("stream", text="word " * 5000)
@@ -237,3 +264,34 @@ async def test_long_summaries_are_capped_with_marker(wire: WireServer) -> None:
     assert "[Compaction summary truncated to fit budget]" in result.summary
     assert result.summary.endswith("<read-files>\na.txt\n</read-files>")
     assert any("cut to 16000" in w for w in result.warnings)
+
+
+@pytest.mark.asyncio
+async def test_anthropic_overloaded_falls_back_to_openai(wire: WireServer) -> None:
+    t = small_transcript()
+    wire.chooser = lambda s: Act("stream", error_event="overloaded_error") if \
+        s.path.endswith("/messages") else Act("stream", text="## Goal\n- from openai")
+    claude = ProviderProfile(name="claude", kind="anthropic", base_url=wire.url, model="c",
+                             timeout_s=5.0)
+    sleep = FakeSleep()
+    result = await summarize_plan(t, plan_for(t), [build_provider(claude),
+                                                   build_provider(openai(wire))],
+                                  retry=policy(sleep))
+    assert result.summary == "## Goal\n- from openai" and result.provider == "wire"
+    assert [s.path for s in wire.seen] == ["/v1/messages"] * 3 + ["/v1/chat/completions"]
+    assert result.attempts == 4 and sleep.waits == [0.5, 1.0]
+
+
+def test_preview_shows_what_would_be_sent_and_secrets_in_it() -> None:
+    from sessionlens.engine.secrets import find_secrets
+    from sessionlens.engine.summarize import preview_prompts
+
+    b = TranscriptBuilder()
+    b.user("deploy with token ghp_0123456789abcdefghijABCDEFGHIJ012345 please")
+    b.assistant("ok")
+    b.user("and then?")
+    t = b.build()
+    prompts = preview_prompts(t, plan_for(t), instructions="mind the deploy")
+    assert prompts[0].lower().count("do not continue") == 1
+    assert "[User]: deploy with token" in prompts[1] and "mind the deploy" in prompts[1]
+    assert [f.kind for f in find_secrets("\n".join(prompts))] == ["github_token"]

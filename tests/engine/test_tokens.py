@@ -312,9 +312,7 @@ def test_cancel_raises_load_cancelled() -> None:
 
 
 def test_cancel_mid_run_after_progress(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sessionlens.engine import tokens as tokens_module
-
-    monkeypatch.setattr(tokens_module, "_CHUNK_CHARS", 64)  # one small chunk per entry
+    monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 64)  # one small chunk per entry
     t = transcript([msg_entry(f"{i:08x}", user("word " * 20)) for i in range(200)])
     calls = {"cancel": 0}
     progress: list[int] = []
@@ -334,15 +332,39 @@ def test_cancel_mid_run_after_progress(monkeypatch: pytest.MonkeyPatch) -> None:
 @given(st.lists(st.text(max_size=300) | st.just("<|endoftext|> and <|fim_prefix|>"),
                 min_size=1, max_size=30))
 def test_chunked_exact_counts_equal_raw_tiktoken(texts: list[str]) -> None:
-    from sessionlens.engine import tokens as tokens_module
-
     t = transcript([msg_entry(f"{i:08x}", user(x)) for i, x in enumerate(texts)])
     enc = get_encoding("cl100k_base")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tokens_module, "_CHUNK_CHARS", 50)  # many chunks, many in flight
+        mp.setattr(tokenizer, "CHUNK_CHARS", 50)  # many chunks: helper threads join in
         report = count_tokens(t, "cl100k_base")
     for i, x in enumerate(texts):
         assert report.entries[f"{i:08x}"].exact == len(enc.encode_ordinary(x))
+
+
+def test_helper_threads_count_like_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enough chunks to start the helpers (each with its own encoding copy) on any machine."""
+    monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 10)
+    monkeypatch.setattr(tokenizer, "_helper_count", lambda: 2)
+    texts = [f"entry {i}: " + "lorem ipsum dolor " * (i % 7) for i in range(400)]
+    counter = tokenizer.TextCounter("o200k_base", Path("/x"), len(texts))
+    try:
+        for text in texts:
+            counter.add(text)
+        counts = counter.finish()
+    finally:
+        counter.close()
+    enc = get_encoding("o200k_base")
+    assert counts == [len(enc.encode_ordinary(x)) for x in texts]
+
+
+@pytest.mark.parametrize(("cores", "load", "helpers"), [
+    (1, 0.0, 0), (2, 0.2, 1), (2, 1.0, 1), (2, 1.8, 0), (2, 4.5, 0), (8, 1.0, 3), (8, 6.0, 2),
+])
+def test_helpers_only_on_spare_cores(monkeypatch: pytest.MonkeyPatch, cores: int, load: float,
+                                     helpers: int) -> None:
+    monkeypatch.setattr(tokenizer.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(tokenizer.os, "getloadavg", lambda: (load, load, load))
+    assert tokenizer._helper_count() == helpers
 
 
 def test_cache_keeps_only_recent_transcripts() -> None:

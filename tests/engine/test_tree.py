@@ -237,3 +237,17 @@ def test_any_tree_gives_a_consistent_path_and_context(rows: list[dict[str, Any]]
     kinds = [c.kind for c in t.context]
     assert kinds.count("compaction_summary") <= 1
     assert "compaction_summary" not in kinds[1:]
+
+
+def test_a_leaf_row_pointing_at_another_leaf_row_is_followed_to_a_real_entry() -> None:
+    ts = "2026-01-01T00:00:00Z"
+    t = load(
+        {"type": "message", "id": "a1", "parentId": None, "timestamp": ts,
+         "message": {"role": "user", "content": "first"}},
+        {"type": "message", "id": "b2", "parentId": "a1", "timestamp": ts,
+         "message": {"role": "user", "content": "second"}},
+        {"type": "leaf", "id": "l1", "parentId": None, "timestamp": ts, "targetId": "a1"},
+        {"type": "leaf", "id": "l2", "parentId": None, "timestamp": ts, "targetId": "l1"},
+    )
+    assert t.leaf_id == "a1"
+    assert t.active_path == ("a1",)

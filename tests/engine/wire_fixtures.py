@@ -1,23 +1,12 @@
-"""Fixtures and helpers shared by the provider and summarize tests (imported, not a conftest)."""
+"""Helpers shared by the provider and summarize tests: no-wait retries, requests, plans."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from factories import TranscriptBuilder
-from llm_wire import WireServer
 
 from sessionlens.engine.model import FileOps, Transcript
 from sessionlens.engine.plan import CompactionPlan
 from sessionlens.engine.providers import ChatMessage, CompletionRequest, RetryPolicy
-
-
-@pytest.fixture
-def wire() -> Iterator[WireServer]:
-    server = WireServer()
-    yield server
-    server.close()
 
 
 class FakeSleep:

@@ -17,6 +17,7 @@ import pytest
 
 from sessionlens.gui.app import AppContext, build, parse_args
 
+
 @pytest.fixture
 def make_main_window(qtbot: Any, tmp_path: Path) -> Iterator[Callable[..., AppContext]]:
     made: list[AppContext] = []
@@ -31,5 +32,6 @@ def make_main_window(qtbot: Any, tmp_path: Path) -> Iterator[Callable[..., AppCo
         return ctx
 
     yield factory
-    for ctx in made:
+    for ctx in made:  # let a chain in flight (load -> count -> plan) end before stopping
+        qtbot.waitUntil(lambda ctx=ctx: not ctx.controller.is_busy(), timeout=60_000)
         ctx.tasks.shutdown()

@@ -28,6 +28,10 @@ def test_bundled_sample_opens_with_its_whole_active_path(qtbot: Any, make_main_w
     assert ctx.controller.plan is not None
     assert "SessionLens" in win.windowTitle()
     assert win.diag_dock.isHidden()                  # the sample has no bad lines
+    tips = win.tokens.chart._tips                    # compaction markers, with forensics on hover
+    assert len(tips) == len(compactions)
+    x = next(iter(tips))
+    assert "trigger: overflow-retry" in win.tokens.chart._compaction_tip(x, 0.0, None)
 
 
 def test_select_entry_shows_it_in_the_message_view(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
@@ -171,3 +175,78 @@ def test_real_sample_04_opens(qtbot: Any, make_main_window: Any, samples_dir: Pa
     assert ctx.window.timeline.model.rowCount() == len(active_path_ids(rows))
     n_comp = sum(1 for r in rows if r.get("type") == "compaction")
     assert len(ctx.window.tokens.chart._tips) == n_comp
+
+
+def test_dropping_a_file_opens_it(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    ctx = make_main_window()
+    path = write_rows(tmp_path / "dropped.jsonl", small_session_rows())
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
+                       Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(ctx.controller.settled, timeout=SETTLE_MS):
+        ctx.window.dropEvent(event)
+    assert ctx.controller.path == path
+
+
+def test_cancel_stops_a_load_and_leaves_the_window_usable(qtbot: Any, make_main_window: Any,
+                                                         tmp_path: Path) -> None:
+    ctx = make_main_window()
+    rows = small_session_rows()
+    big = rows + [dict(r, id=f"x{n:07d}", parentId=(f"x{n - 1:07d}" if n else rows[-1]["id"]))
+                  for n, r in enumerate(rows[1:] * 400) if r["type"] == "message"]
+    path = write_rows(tmp_path / "big.jsonl", big)
+    ctx.controller.open(path)
+    assert ctx.controller.is_busy()
+    ctx.window.cancel_button.click()
+    assert not ctx.controller.is_busy()
+    assert ctx.window.progress.isHidden()
+    qtbot.wait(200)                                       # a late result must not land
+    small = write_rows(tmp_path / "small.jsonl", rows)
+    open_and_settle(qtbot, ctx, small)
+    assert ctx.controller.path == small
+
+
+def test_settings_change_replans_with_new_keep_recent(qtbot: Any, make_main_window: Any) -> None:
+    import dataclasses
+
+    ctx = make_main_window()
+    open_and_settle(qtbot, ctx, bundled_sample_path())
+    before = ctx.controller.plan
+    settings = dataclasses.replace(ctx.controller.settings, keep_recent_tokens=5_000)
+    with qtbot.waitSignal(ctx.controller.plan_ready, timeout=SETTLE_MS):
+        ctx.controller.apply_settings(settings, ctx.controller.encoding)
+    after = ctx.controller.plan
+    assert after.settings.keep_recent_tokens == 5_000
+    assert len(after.kept_entry_ids) < len(before.kept_entry_ids)
+
+
+def test_settings_dialog_reads_back_what_the_user_chose(qtbot: Any, make_main_window: Any) -> None:
+    from sessionlens.gui.profiles import load_profiles
+    from sessionlens.gui.views.dialogs.settings_dialog import SettingsDialog
+
+    ctx = make_main_window()
+    dlg = SettingsDialog(ctx.controller.settings, "o200k_base", "system",
+                         load_profiles(ctx.paths.profiles_file), ctx.window)
+    qtbot.addWidget(dlg)
+    dlg.keep_box.setValue(12_345)
+    dlg.encoding_box.setCurrentText("cl100k_base")
+    dlg.theme_box.setCurrentIndex(dlg.theme_box.findData("dark"))
+    dlg.p_name.setText("local-llm")
+    dlg.p_kind.setCurrentText("openai")
+    dlg.p_url.setText("http://127.0.0.1:8080/v1")
+    dlg.p_env.setText("LOCAL_LLM_KEY")
+    dlg._add_profile()
+    assert dlg.result_settings().keep_recent_tokens == 12_345
+    assert dlg.result_encoding() == "cl100k_base" and dlg.result_theme() == "dark"
+    names = [p.name for p in dlg.result_profiles()]
+    assert names[0] == "offline" and "local-llm" in names
+    from sessionlens.gui.profiles import save_profiles
+
+    save_profiles(ctx.paths.profiles_file, dlg.result_profiles())
+    text = ctx.paths.profiles_file.read_text(encoding="utf-8")
+    assert "LOCAL_LLM_KEY" in text and "key_env" in text
+    assert [p.name for p in load_profiles(ctx.paths.profiles_file)] == names

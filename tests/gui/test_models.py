@@ -6,14 +6,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
+
 from sessionlens.engine import SessionInfo, load_transcript
 from sessionlens.gui.models.diagnostics_model import DiagnosticsModel
-from sessionlens.gui.models.roles import EntryIdRole, ItemRole, MarksRole, SortRole
+from sessionlens.gui.models.roles import EntryIdRole, FilterRole, ItemRole, MarksRole, SortRole
 from sessionlens.gui.models.sessions_model import SessionTreeModel, group_key, human_size
 from sessionlens.gui.models.timeline_model import TimelineModel
 from sessionlens.gui.models.timeline_rows import Mark, RowFilter, build_rows, filter_rows
-
-from gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
 
 
 def _transcript(tmp_path: Path) -> tuple[Any, list[dict[str, Any]]]:
@@ -100,12 +100,16 @@ def test_session_tree_groups_and_sorts(qtmodeltester: Any) -> None:
     model.set_rows(infos)
     qtmodeltester.check(model)
     assert model.rowCount() == 2                              # two groups
-    groups = [model.index(r, 0).data() for r in range(model.rowCount())]
-    assert groups == sorted({group_key(i) for i in infos})
+    expected = sorted({group_key(i) for i in infos})
+    shown = [model.index(r, 0).data() for r in range(model.rowCount())]
+    counts = {g: sum(1 for i in infos if group_key(i) == g) for g in expected}
+    assert shown == [f"{g}  ({counts[g]})" for g in expected]
     first = model.index(0, 0)
     assert model.rowCount(first) == 2
     child = model.index(0, 1, first)
     assert child.data(SortRole) == 10 and child.data() == "10"
+    assert model.index(0, 0, first).data() == "one"                # short label
+    assert "/a/one.jsonl" in model.index(0, 0, first).data(FilterRole)
     assert model.session_at(child) is infos[0]
     assert model.session_at(first) is None
     assert model.session_count() == 3

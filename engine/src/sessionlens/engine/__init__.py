@@ -13,9 +13,10 @@ from typing import Any
 #: Modules whose ``__all__`` make up the public surface, in lookup order.
 _PUBLIC_MODULES = (
     "errors", "model", "load", "tree", "discovery", "tokens", "settings", "overflow",
-    "plan", "chunks", "forensics", "pruning", "prompts", "serialize", "providers",
+    "plan", "chunks", "forensics", "pruning", "prompts", "serialize", "providers", "compaction",
     "summarize", "identifiers", "audit", "dropped", "quality", "export", "persist",
-    "successor", "checkpoints", "store", "chain", "secrets",
+    "successor", "checkpoints", "store", "chain", "secrets", "lineage", "drift",
+    "lineage_diff",
 )
 
 _cache: dict[str, Any] = {}

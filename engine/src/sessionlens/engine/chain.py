@@ -5,7 +5,8 @@ one in ``parentSession`` (legacy v1: ``branchedFrom``), so a session's history i
 files. Backward links are read from headers; forward links are found by scanning the same
 folder for files whose parent has this file's name. Paths written on another machine are
 resolved by base name in the folder, as OpenClaw does. Only headers are read (and the lines
-that mention a compaction), so a long chain of big files stays quick.
+that mention a compaction), so a long chain of big files stays quick; Claude Code and Codex
+files, which have no such header, go through the loader's adapters instead.
 """
 
 from __future__ import annotations
@@ -110,14 +111,35 @@ def _count_compactions(path: Path) -> int:
     return count
 
 
+def _adapter_facts(path: Path) -> tuple[str | None, str | None, int]:
+    """Session id, parent link and compaction count of a file with no pi header.
+
+    Claude Code and Codex files keep their id and compactions in adapter-specific lines,
+    so they are read through the loader (and its adapters) instead of by header alone.
+    """
+    from .errors import SessionLensError
+    from .load import load_transcript  # heavy; only for non-pi files
+
+    try:
+        t = load_transcript(path)
+    except SessionLensError:
+        return None, None, 0
+    h = t.header
+    raw = (h.parent_session or h.branched_from) if h is not None else None
+    return t.session_id, raw, len(t.compactions)
+
+
 def _link(path: Path, relation: Relation, folder: Path) -> tuple[ChainLink, str | None]:
-    header = read_header(path) if path.is_file() else None
-    raw = _parent_raw(header)
+    exists = path.is_file()
+    header = read_header(path) if exists else None
+    if exists and header is None:
+        sid, raw, count = _adapter_facts(path)
+    else:
+        raw = _parent_raw(header)
+        sid = header.get("id") if header and isinstance(header.get("id"), str) else None
+        count = _count_compactions(path) if exists else 0
     parent = resolve_session_file(raw, None, folder) if raw else None
-    sid = header.get("id") if header and isinstance(header.get("id"), str) else None
-    link = ChainLink(path, sid, parent, _count_compactions(path) if path.is_file() else 0,
-                     relation, path.is_file())
-    return link, raw
+    return ChainLink(path, sid, parent, count, relation, exists), raw
 
 
 def _children_index(folder: Path) -> dict[str, list[Path]]:

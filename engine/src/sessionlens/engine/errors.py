@@ -119,3 +119,24 @@ class ExportError(SessionLensError):
 
 class AuditError(SessionLensError):
     """There is nothing to audit: the transcript holds no compaction, or not the one asked for."""
+
+
+__all__ = [
+    "AuditError",
+    "ConfigError",
+    "ContextOverflowError",
+    "ExportError",
+    "FileChangedError",
+    "LoadCancelled",
+    "LoadError",
+    "LockHeldError",
+    "NotATranscriptError",
+    "PersistError",
+    "PlanError",
+    "ProviderAuthError",
+    "ProviderError",
+    "ProviderTimeoutError",
+    "ProviderUnavailableError",
+    "SessionLensError",
+    "SummarizationCancelled",
+]

@@ -165,7 +165,10 @@ def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
                           cancel: Callable[[], bool] | None = None) -> Transcript:
     """Load a transcript from bytes already in memory (tests, adapters, stdin)."""
     path = Path(path)
-    fmt = sniff_format(data[:_SNIFF_MAX_BYTES], str(path))
+    head = data[:_SNIFF_BYTES]
+    if head.count(b"\n") < _SNIFF_LINES and len(data) > len(head):
+        head = data[:_SNIFF_MAX_BYTES]  # a huge first line
+    fmt = sniff_format(head, str(path))
     # Hundreds of thousands of new objects and no garbage: cyclic GC passes over them would
     # cost as much as the parse itself (the load benchmark shows ~2x), so pause it.
     gc_was_on = gc.isenabled()

@@ -305,3 +305,24 @@ class Transcript:
         with open(self.path, "rb") as fh:
             fh.seek(entry.offset)
             return fh.read(entry.length)
+
+
+__all__ = [
+    "ContentBlock",
+    "ContextItem",
+    "ContextKind",
+    "Diagnostic",
+    "Entry",
+    "FileOps",
+    "Format",
+    "ImageBlock",
+    "KNOWN_ENTRY_TYPES",
+    "MESSAGE_ROLES",
+    "Message",
+    "SessionHeader",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallBlock",
+    "Transcript",
+    "Usage",
+]

@@ -13,6 +13,7 @@ summarizer skips them.
 from __future__ import annotations
 
 import math
+from typing import cast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -219,7 +220,7 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     ``keep_recent_tokens`` overrides the setting; ``cut_rule`` overrides
     ``settings.cut_rule`` (see cutpoints). Raises PlanError when there is nothing to compact.
     """
-    rule: CutRule = cut_rule or getattr(settings, "cut_rule", None) or DEFAULT_CUT_RULE
+    rule = cast(CutRule, cut_rule or settings.cut_rule or DEFAULT_CUT_RULE)
     if rule not in CUT_RULES:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
     path = transcript.path_entries()

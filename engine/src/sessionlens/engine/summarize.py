@@ -18,20 +18,35 @@ from typing import TYPE_CHECKING
 from .errors import PlanError, ProviderError, SummarizationCancelled
 from .model import Entry, FileOps, Transcript
 from .prompts import (
-    SUMMARY_MAX_CHARS, SYSTEM_PROMPT, build_merge_prompt, cap_summary,
-    SPLIT_TURN_HEADER, check_template, file_ops_tags, identifier_instructions, join_split_turn,
+    SPLIT_TURN_HEADER,
+    SUMMARY_MAX_CHARS,
+    SYSTEM_PROMPT,
+    build_history_prompt,
+    build_merge_prompt,
+    build_turn_prefix_prompt,
+    cap_summary,
+    check_template,
+    file_ops_tags,
+    identifier_instructions,
+    join_split_turn,
 )
 from .providers.base import (
-    ChatMessage, CompletionRequest, CompletionUsage, Provider, SummaryPurpose, SummarySource,
+    ChatMessage,
+    CompletionRequest,
+    CompletionUsage,
+    Provider,
+    SummaryPurpose,
+    SummarySource,
 )
 from .providers.chain import FallbackChain
 from .providers.retry import RetryPolicy
+from .serialize import serialize_entries
 from .staging import summarize_stretch
 
 if TYPE_CHECKING:
     from .plan import CompactionPlan
 
-__all__ = ["CancelCheck", "ProgressEvent", "SummaryResult", "summarize_plan"]
+__all__ = ["CancelCheck", "ProgressEvent", "SummaryResult", "preview_prompts", "summarize_plan"]
 
 #: Polled while a run is in flight; returning True cancels it at once.
 CancelCheck = Callable[[], bool]
@@ -73,7 +88,8 @@ class SummaryResult:
     #: HTTP/model attempts including retries and fallbacks.
     attempts: int
     file_ops: FileOps
-    first_kept_entry_id: str
+    #: None for a hard boundary (nothing before the compaction is kept).
+    first_kept_entry_id: str | None
     tokens_before: int
     warnings: tuple[str, ...]
     summarized_entry_ids: tuple[str, ...] = ()
@@ -137,20 +153,23 @@ class _Run:
         def on_retry(attempt: int, wait: float, exc: ProviderError) -> None:
             self.received -= streamed[0] // 4  # the failed attempt's text is discarded
             streamed[0] = 0
+            self.sent += estimate_in  # the prompt goes out again
             self.emit("retry", f"{label}: attempt {attempt} failed ({exc}); retrying in "
                                f"{wait:.1f}s")
 
         def on_fallback(name: str, exc: ProviderError, nxt: str) -> None:
+            self.received -= streamed[0] // 4
+            streamed[0] = 0
+            self.sent += estimate_in
             self.warnings.append(f"{label}: provider {name} failed ({exc}); fell back to {nxt}")
             self.emit("fallback", self.warnings[-1])
 
         try:
             outcome = await self.chain.run(request, on_delta=on_delta, on_retry=on_retry,
                                            on_fallback=on_fallback)
-        except ProviderError as exc:
+        except ProviderError:
             self.attempts += 1
-            self.sent -= estimate_in
-            raise exc
+            raise
         done = outcome.completion
         self.attempts += outcome.attempts
         self.stages += 1
@@ -270,3 +289,25 @@ async def summarize_plan(
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         raise SummarizationCancelled("summarization cancelled") from exc
+
+
+def preview_prompts(transcript: Transcript, plan: CompactionPlan, *, instructions: str = "",
+                    template: str = "structured", identifier_policy: str = "strict",
+                    custom_identifier_instructions: str = "") -> tuple[str, ...]:
+    """The text a model provider would receive for ``plan``: the system prompt, then one
+    prompt per chunk (and the turn prefix). Later chunks carry a summary that does not exist
+    yet; a placeholder stands in for it. Shown (and scanned for secrets) before sending."""
+    check_template(template)
+    kw = dict(instructions=instructions, identifier_policy=identifier_policy,
+              custom_identifiers=custom_identifier_instructions)
+    chunks = [tuple(c) for c in plan.chunks if c] or (
+        [tuple(plan.summarize_entry_ids)] if plan.summarize_entry_ids else [])
+    out = [SYSTEM_PROMPT]
+    for i, chunk in enumerate(chunks):
+        previous = plan.previous_summary if i == 0 else "(the summary of the chunk before)"
+        out.append(build_history_prompt(serialize_entries(_entries(transcript, chunk)),
+                                        template=template, previous_summary=previous, **kw))
+    if plan.is_split_turn and plan.turn_prefix_entry_ids:
+        out.append(build_turn_prefix_prompt(
+            serialize_entries(_entries(transcript, plan.turn_prefix_entry_ids)), **kw))
+    return tuple(out)

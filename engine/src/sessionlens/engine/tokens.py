@@ -13,11 +13,9 @@ it; estimates do not depend on the encoding, so recounting with another one only
 
 from __future__ import annotations
 
-import os
 import threading
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Generic, TypeVar
@@ -36,7 +34,7 @@ from .tokencount import (
     estimate_tokens_from_chars,
     measure_entry,
 )
-from .tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
+from .tokenizer import ENCODING_NAMES, TextCounter, ensure_tiktoken_data, get_encoding
 
 __all__ = [
     "CHARS_PER_TOKEN", "ENCODING_NAMES", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS",
@@ -45,9 +43,6 @@ __all__ = [
     "estimate_entry_tokens", "estimate_message_chars", "get_encoding", "reported_usage_entry",
 ]
 
-#: Text handed to one tokenizer task; big enough to amortise scheduling, small enough to
-#: report progress and notice cancellation often.
-_CHUNK_CHARS = 1 << 20
 _CACHE_SIZE = 8
 
 V = TypeVar("V")
@@ -169,69 +164,6 @@ _reports: _ByTranscript[TokenReport] = _ByTranscript(_CACHE_SIZE)
 _estimates: _ByTranscript[tuple[tuple[int, ...], tuple[int, ...]]] = _ByTranscript(_CACHE_SIZE)
 
 
-# --------------------------------------------------------------------------- exact counts
-
-class _Tokenizing:
-    """Entry texts tokenized in chunks on a small thread pool while the caller builds more.
-
-    tiktoken releases the GIL while encoding, so chunks run in parallel with each other and
-    with the Python work of measuring the next entries. At most a few chunks wait at once,
-    which bounds memory and lets progress and cancellation happen during the run.
-    ``encode_ordinary`` semantics: ``<|endoftext|>`` in a transcript is plain text.
-    """
-
-    def __init__(self, encoding: str, transcript: Transcript,
-                 on_progress: Callable[[int, int], None] | None,
-                 cancel: Callable[[], bool] | None) -> None:
-        self._enc = get_encoding(encoding)
-        workers = max(1, min(os.cpu_count() or 1, 8))
-        self._max_pending = 2 * workers
-        self._pool = ThreadPoolExecutor(max_workers=workers,
-                                        thread_name_prefix="sessionlens-tokens")
-        self._pending: deque[Future[list[int]]] = deque()
-        self._texts: list[str] = []
-        self._size = 0
-        self._transcript = transcript
-        self._total = len(transcript.entries)
-        self._on_progress = on_progress
-        self._cancel = cancel
-        self.counts: list[int] = []
-
-    def _work(self, texts: list[str]) -> list[int]:
-        enc = self._enc
-        return [len(enc.encode_ordinary(t)) if t else 0 for t in texts]
-
-    def add(self, text: str) -> None:
-        self._texts.append(text)
-        self._size += len(text)
-        if self._size >= _CHUNK_CHARS:
-            self._flush()
-
-    def _flush(self) -> None:
-        if self._texts:
-            self._pending.append(self._pool.submit(self._work, self._texts))
-            self._texts, self._size = [], 0
-        while len(self._pending) > self._max_pending:
-            self._collect_one()
-
-    def _collect_one(self) -> None:
-        if self._cancel is not None and self._cancel():
-            raise LoadCancelled(self._transcript.path, "token counting cancelled")
-        self.counts.extend(self._pending.popleft().result())
-        if self._on_progress is not None:
-            self._on_progress(len(self.counts), self._total)
-
-    def finish(self) -> list[int]:
-        """Counts of every text added, in order."""
-        self._flush()
-        while self._pending:
-            self._collect_one()
-        return self.counts
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
-
-
 # --------------------------------------------------------------------------- the report
 
 def _estimate_context(transcript: Transcript, estimates: Mapping[str, int]) -> int:
@@ -267,7 +199,7 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
     pi: list[int] = []
     oc: list[int] = []
     images: list[int] = []
-    tokenizing = _Tokenizing(encoding, transcript, on_progress, cancel)
+    tokenizing = TextCounter(encoding, transcript.path, len(entries), on_progress, cancel)
     try:
         for i, entry in enumerate(entries):
             if cancel is not None and i & 1023 == 0 and cancel():

@@ -143,8 +143,8 @@ def _agent_core_leaf(entries: Sequence[Entry], by_id: Mapping[str, Entry],
                 diags.append(Diagnostic(spath, e.line, f"leaf entry points at missing entry "
                                         f"{target!r}; ignored", "warning"))
                 continue
-            leaf = target
-            cursor = e.append_parent_id if e.append_parent_id in by_id else target
+            leaf = _through_leaf_rows(target, by_id)
+            cursor = e.append_parent_id if e.append_parent_id in by_id else leaf
             continue
         parent = parents.get(e.id)
         if parent is not None and parent == cursor and cursor != leaf:
@@ -153,6 +153,18 @@ def _agent_core_leaf(entries: Sequence[Entry], by_id: Mapping[str, Entry],
             continue
         leaf = cursor = e.id
     return leaf
+
+
+def _through_leaf_rows(target: str | None, by_id: Mapping[str, Entry]) -> str | None:
+    """A leaf row may point at another leaf row: follow them to a real entry (or None)."""
+    seen: set[str] = set()
+    while target is not None and target not in seen:
+        seen.add(target)
+        e = by_id.get(target)
+        if e is None or e.type != "leaf":
+            return target
+        target = e.target_id
+    return None
 
 
 def _walk(leaf: str | None, by_id: Mapping[str, Entry],

@@ -1,7 +1,8 @@
 """Entry point of ``sessionlens``: headless subcommands, or the desktop app.
 
 Subcommands (``inspect``, ``plan``, ...) are dispatched to the engine's CLI before anything
-imports Qt, so they run on machines with no display and stay fast.
+imports Qt, so they run on machines with no display and stay fast. ``--self-test`` runs
+the whole pipeline on the bundled sample and exits non-zero if any step fails.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sessionlens.engine.cli import main as cli_main
 
         return cli_main(args)
+    if args and args[0] == "--self-test":
+        from .selftest import run_self_test
+
+        return run_self_test(with_window="--no-window" not in args)
     from .app import run_app
 
     return run_app(args)

@@ -65,6 +65,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from sessionlens.engine import ensure_tiktoken_data, get_encoding
 
     from .controller import SessionController
+    from .icons import ICON_KEYS, icon
     from .paths import AppPaths, bundled_sample_path
     from .prefs import Prefs
     from .tasks import TaskRunner
@@ -83,6 +84,8 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     app.setApplicationName("SessionLens")
     app.setOrganizationName("sessionlens")
     app.setDesktopFileName(APP_ID)
+    for key in ICON_KEYS:  # SVG rasterising on first paint of a big timeline costs ~30 ms
+        icon(key)
     if args.theme:
         prefs.set_theme(args.theme)
     tasks = TaskRunner()
@@ -169,7 +172,7 @@ def take_screenshot(ctx: AppContext, out: Path, size: str) -> None:
     assert win is not None
     w, _, h = size.partition("x")
     win.resize(int(w), int(h))
-    done = {"shot": False}
+    done = {"shot": False, "sessions": False, "settled": False}
 
     def finish(code: int) -> None:
         ctx.exit_code = code
@@ -187,19 +190,35 @@ def take_screenshot(ctx: AppContext, out: Path, size: str) -> None:
     def settled() -> None:
         if c.is_busy() or c.transcript is None:
             return
-        target = c.plan.first_kept_entry_id if c.plan is not None else None
-        if target is None and c.transcript.active_path:
-            target = c.transcript.active_path[-1]
-        if target:
-            c.select(target)
-        QTimer.singleShot(600, grab)
+        if not done["settled"]:
+            done["settled"] = True
+            target = c.plan.first_kept_entry_id if c.plan is not None else None
+            if target is None and c.transcript.active_path:
+                target = c.transcript.active_path[-1]
+            if target:
+                c.select(target)
+        if done["sessions"]:
+            QTimer.singleShot(600, grab)
+
+    def sessions_listed(*_args: object) -> None:
+        done["sessions"] = True
+        if done["settled"]:
+            QTimer.singleShot(600, grab)
+
+    c.sessions_ready.connect(sessions_listed)
+    c.sessions_failed.connect(sessions_listed)
 
     def give_up() -> None:
         print("screenshot timed out", file=sys.stderr)
         finish(2)
 
     c.settled.connect(settled)
-    c.failed.connect(lambda msg: (print(msg, file=sys.stderr), finish(1)))
+
+    def load_failed(message: str) -> None:
+        print(message, file=sys.stderr)
+        finish(1)
+
+    c.failed.connect(load_failed)
     QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, give_up)
 
 

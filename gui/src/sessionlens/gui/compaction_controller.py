@@ -201,10 +201,10 @@ class CompactionController(QObject):
             custom_identifier_instructions=options.custom_identifiers,
             on_progress=lambda e: self._on_event(run_id, e), retry=self._retry)
         self.options = options
-        self.run_started.emit(options)
         self._future = self._tasks.start_coroutine(
             coro, on_done=lambda r: self._on_summary(run_id, options, t, plan, r, wrapper, rerun),
             on_error=lambda e: self._on_run_error(run_id, e))
+        self.run_started.emit(options)
 
     def cancel(self) -> None:
         """Stop the run now: the task is cancelled and nothing it produces is used."""

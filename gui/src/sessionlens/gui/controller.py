@@ -9,6 +9,7 @@ The chain after opening a file is: load -> rows -> count tokens -> plan -> ``set
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,11 +19,11 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from sessionlens.engine import (
     DEFAULT_SETTINGS,
-    analyze_compactions,
     CompactionPlan,
     CompactionSettings,
     ContextPoint,
     TokenReport,
+    analyze_compactions,
     context_series,
     context_window_for_model,
     count_tokens,
@@ -41,6 +42,9 @@ from .tasks import CancelCheck, Progress, TaskHandle, TaskRunner
 
 #: How long the file must be quiet before a grown transcript is reloaded (ms).
 RELOAD_DEBOUNCE_MS = 700
+#: Pause before the next engine step starts (ms), so the UI paints the last result first
+#: instead of painting while a worker competes for the GIL.
+PAINT_FIRST_MS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,7 @@ class SessionController(QObject):
     plan_failed = Signal(str)
     entry_selected = Signal(str)
     sessions_ready = Signal(object)           # list[SessionInfo]
+    sessions_failed = Signal(str)
     settings_changed = Signal(object)         # CompactionSettings
     failed = Signal(str)
     settled = Signal()                        # load, count and plan are all done
@@ -113,6 +118,9 @@ class SessionController(QObject):
         self._watcher.fileChanged.connect(self._on_file_changed)
         self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)
         self._reload_timer.timeout.connect(self._reload_if_grown)
+        self._next_step: Callable[[], None] | None = None
+        self._step_timer = QTimer(self, singleShot=True, interval=PAINT_FIRST_MS)
+        self._step_timer.timeout.connect(self._run_next_step)
 
     # settings -------------------------------------------------------------------------------
     def _settings_from_prefs(self) -> CompactionSettings:
@@ -133,16 +141,16 @@ class SessionController(QObject):
     def context_window(self) -> int:
         """The window the chart draws: the plan's, else the settings', else the model's."""
         if self.plan is not None:
-            return self.plan.context_window
+            return int(self.plan.context_window)
         if self.settings.context_window:
-            return self.settings.context_window
+            return int(self.settings.context_window)
         h = self.transcript.header if self.transcript is not None else None
-        return context_window_for_model(h.provider if h else None, h.model_id if h else None)
+        return int(context_window_for_model(h.provider if h else None, h.model_id if h else None))
 
     def threshold(self) -> int:
         """Where compaction fires: the plan's threshold, else the settings' for the window."""
         if self.plan is not None:
-            return self.plan.threshold
+            return int(self.plan.threshold)
         return int(self.settings.threshold(self.context_window()))
 
     # opening --------------------------------------------------------------------------------
@@ -211,7 +219,21 @@ class SessionController(QObject):
         self.selected_id = None
         if keep is not None and keep in t.index:
             self.select(keep)
-        self._start_count(t)
+        self._after_paint(lambda: self._count_if_current(t))
+
+    def _after_paint(self, step: Callable[[], None]) -> None:
+        """Run ``step`` once the UI has had a moment to paint (one pending step at a time)."""
+        self._next_step = step
+        self._step_timer.start()
+
+    def _run_next_step(self) -> None:
+        step, self._next_step = self._next_step, None
+        if step is not None:
+            step()
+
+    def _count_if_current(self, t: Transcript) -> None:
+        if t is self.transcript:
+            self._start_count(t)
 
     def _on_error(self, exc: BaseException) -> None:
         self._load_handle = None
@@ -243,7 +265,11 @@ class SessionController(QObject):
             return
         self.tokens = view
         self.tokens_ready.emit(view)
-        self._start_plan(t, None, auto=True)
+        self._after_paint(lambda: self._plan_if_current(t))
+
+    def _plan_if_current(self, t: Transcript) -> None:
+        if t is self.transcript and self.tokens is not None:
+            self._start_plan(t, None, auto=True)
 
     def _start_plan(self, t: Transcript, cut: str | None, *, auto: bool) -> None:
         settings = self.settings
@@ -336,8 +362,8 @@ class SessionController(QObject):
         def job(_r: Progress, _c: CancelCheck) -> list[Any]:
             return list(discover_sessions(dirs if dirs is not None else default_session_dirs()))
 
-        self._tasks.run(job, on_done=self.sessions_ready.emit, on_error=self._on_error,
-                        group="discover")
+        self._tasks.run(job, on_done=self.sessions_ready.emit, group="discover",
+                        on_error=lambda exc: self.sessions_failed.emit(describe_error(exc)))
 
     # a transcript that grows while open ----------------------------------------------------------
     def _on_file_changed(self, path: str) -> None:

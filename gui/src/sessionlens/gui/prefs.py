@@ -45,7 +45,7 @@ class Prefs:
     # files --------------------------------------------------------------------------------
     def recent_files(self) -> list[Path]:
         raw = self._s.value("files/recent", [])
-        items = [raw] if isinstance(raw, str) else list(raw or [])
+        items = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else []
         return [Path(p) for p in items if p]
 
     def add_recent(self, path: Path) -> list[Path]:
@@ -69,7 +69,10 @@ class Prefs:
     # appearance and counting --------------------------------------------------------------
     def theme(self) -> Theme:
         v = str(self._s.value("ui/theme", "system"))
-        return v if v in THEMES else "system"  # type: ignore[return-value]
+        for theme in THEMES:
+            if v == theme:
+                return theme
+        return "system"
 
     def set_theme(self, theme: Theme) -> None:
         self._s.setValue("ui/theme", theme)

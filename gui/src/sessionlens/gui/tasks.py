@@ -102,6 +102,7 @@ class TaskRunner(QObject):
         self._handles: dict[int, TaskHandle] = {}
         self._latest: dict[str, TaskHandle] = {}
         self._gc_pause = _GcPause()
+        self._closed = False
         self._finished.connect(self._deliver_done)
         self._errored.connect(self._deliver_error)
         self._progressed.connect(self._deliver_progress)
@@ -112,6 +113,9 @@ class TaskRunner(QObject):
             group: str | None = None, big: bool = False) -> TaskHandle:
         """Start ``job`` on the pool; ``big`` pauses the GC while it builds many objects."""
         handle = TaskHandle(next(self._ids), group)
+        if self._closed:  # the app is quitting: nothing new starts, nothing is delivered
+            handle.cancel()
+            return handle
         if group is not None:
             previous = self._latest.get(group)
             if previous is not None:
@@ -131,6 +135,7 @@ class TaskRunner(QObject):
 
     def shutdown(self) -> None:
         """Cancel everything and wait for the workers (called when the app quits)."""
+        self._closed = True
         self.cancel_all()
         self._pool.shutdown(wait=True, cancel_futures=True)
 

@@ -28,6 +28,10 @@ def _dark_palette() -> QPalette:
         p.setColor(group, QPalette.ColorRole.ToolTipText, text)
         p.setColor(group, QPalette.ColorRole.Link, QColor("#58a6ff"))
         p.setColor(group, QPalette.ColorRole.PlaceholderText, QColor("#8b949e"))
+    for role, color in ((QPalette.ColorRole.Window, "#2a2f36"), (QPalette.ColorRole.Base, "#1f2329"),
+                        (QPalette.ColorRole.Button, "#2a2f36"), (QPalette.ColorRole.Light, "#3a4048"),
+                        (QPalette.ColorRole.Highlight, "#3a4048")):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(color))
     p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#6e7681"))
     p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#6e7681"))
     p.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText, QColor("#6e7681"))

@@ -22,7 +22,12 @@ from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.load import load_transcript
 from sessionlens.engine.plan import plan_compaction
 from sessionlens.engine.providers import (
-    OFFLINE_PROFILE, OfflineProvider, Provider, ProviderProfile, RetryPolicy, build_provider,
+    OFFLINE_PROFILE,
+    OfflineProvider,
+    Provider,
+    ProviderProfile,
+    RetryPolicy,
+    build_provider,
 )
 from sessionlens.engine.settings import DEFAULT_SETTINGS
 from sessionlens.engine.summarize import ProgressEvent, SummaryResult, summarize_plan

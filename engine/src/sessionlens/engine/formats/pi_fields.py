@@ -11,6 +11,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
+from sessionlens.engine.formats.fast_new import fast_constructor
 from sessionlens.engine.model import (
     ContentBlock,
     Diagnostic,
@@ -28,6 +29,17 @@ __all__ = ["FieldReader"]
 
 _EMPTY: MappingProxyType[str, Any] = MappingProxyType({})
 _NO_OPS = FileOps()
+
+# Hot-path constructors (see fast_new): most lines are messages of these three shapes.
+_BASE = ("role", "content", "content_is_string", "timestamp_ms")
+_new_message_entry = fast_constructor(
+    Entry, ("type", "id", "parent_id", "timestamp", "line", "offset", "length", "message",
+            "append_mode"), {"extra": _EMPTY})
+_new_plain = fast_constructor(Message, _BASE)
+_new_assistant = fast_constructor(Message, (*_BASE, "api", "provider", "model", "usage",
+                                            "stop_reason", "error_message"))
+_new_tool_result = fast_constructor(Message, (*_BASE, "tool_call_id", "tool_name",
+                                              "is_error"))
 
 
 def _num(value: Any) -> int:
@@ -109,7 +121,8 @@ class FieldReader:
             raw = obj.get("message")
             if type(raw) is not dict:
                 raise ValueError("'message' entry has no message object")
-            return Entry(*base, message=self.message(raw), append_mode=append_mode, extra=_EMPTY)
+            return _new_message_entry(etype, eid, parent, ts, self.line, offset, length,
+                                      self.message(raw), append_mode)
         if etype == "compaction" or etype == "branch_summary":
             summary = self.opt_str(obj, "summary")
             return Entry(*base, summary=summary if summary is not None else "",
@@ -189,15 +202,15 @@ class FieldReader:
                 api, provider, model = (self.opt_str(m, "api"), self.opt_str(m, "provider"),
                                         self.opt_str(m, "model"))
                 stop, err = self.opt_str(m, "stopReason"), self.opt_str(m, "errorMessage")
-            return Message(role, content, is_string, ts_ms, api, provider, model,
-                           self.usage(m.get("usage")), stop, err)
+            return _new_assistant(role, content, is_string, ts_ms, api, provider, model,
+                                  self.usage(m.get("usage")), stop, err)
         if role == "toolResult":
             call_id, name, is_error = m.get("toolCallId"), m.get("toolName"), m.get("isError")
             if not (type(call_id) is str and type(name) is str and type(is_error) is bool):
                 call_id, name = self.opt_str(m, "toolCallId"), self.opt_str(m, "toolName")
                 is_error = self.flag(m, "isError")
-            return Message(role, content, is_string, ts_ms, None, None, None, None, None, None,
-                           call_id, name, is_error)
+            return _new_tool_result(role, content, is_string, ts_ms,
+                                    call_id, name, is_error)
         if role == "bashExecution":
             exit_code = m.get("exitCode")
             return Message(role, content, is_string, ts_ms, command=self.opt_str(m, "command"),
@@ -211,7 +224,7 @@ class FieldReader:
             return Message(role, content, is_string, ts_ms,
                            custom_type=self.opt_str(m, "customType"),
                            display=self.flag(m, "display", True))
-        return Message(role, content, is_string, ts_ms)
+        return _new_plain(role, content, is_string, ts_ms)
 
     def usage(self, u: Any) -> Usage | None:
         if type(u) is not dict:

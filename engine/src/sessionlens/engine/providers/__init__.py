@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import httpx
 
-from ..errors import ConfigError
+from sessionlens.engine.errors import ConfigError
+
 from .base import (
-    ChatMessage, Completion, CompletionRequest, CompletionUsage, DeltaCallback, Provider,
-    ProviderKind, ProviderProfile, SummaryPurpose, SummarySource,
+    ChatMessage,
+    Completion,
+    CompletionRequest,
+    CompletionUsage,
+    DeltaCallback,
+    Provider,
+    ProviderKind,
+    ProviderProfile,
+    SummaryPurpose,
+    SummarySource,
 )
 from .chain import ChainOutcome, FallbackCallback, FallbackChain
 from .local import LocalProvider, find_smollm2_gguf
@@ -23,7 +32,7 @@ __all__ = [
     "OFFLINE_PROFILE", "ChainOutcome", "ChatMessage", "Completion", "CompletionRequest",
     "CompletionUsage", "DeltaCallback", "FallbackCallback", "FallbackChain", "LocalProvider",
     "OfflineProvider", "Provider", "ProviderKind", "ProviderProfile", "RetryCallback",
-    "RetryPolicy", "SummaryPurpose", "SummarySource", "build_chain", "build_provider",
+    "RetryPolicy", "SummaryPurpose", "SummarySource", "build_fallback_chain", "build_provider",
     "complete_with_retry", "find_smollm2_gguf",
 ]
 
@@ -48,7 +57,7 @@ def build_provider(profile: ProviderProfile, client: httpx.AsyncClient | None = 
     raise ConfigError(f"unknown provider kind {profile.kind!r} in profile {profile.name!r}")
 
 
-def build_chain(profiles: list[ProviderProfile], client: httpx.AsyncClient | None = None,
+def build_fallback_chain(profiles: list[ProviderProfile], client: httpx.AsyncClient | None = None,
                 policy: RetryPolicy | None = None) -> FallbackChain:
     """A fallback chain over ``profiles`` in order."""
     return FallbackChain([build_provider(p, client) for p in profiles], policy)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
-from ..model import Entry
+from sessionlens.engine.model import Entry
 
 __all__ = [
     "ChatMessage", "Completion", "CompletionRequest", "CompletionUsage", "DeltaCallback",

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..errors import ConfigError, ContextOverflowError, ProviderError
+from sessionlens.engine.errors import ConfigError, ContextOverflowError, ProviderError
+
 from .base import Completion, CompletionRequest, DeltaCallback, Provider, ProviderProfile
 from .retry import RetryCallback, RetryPolicy, complete_with_retry
 

@@ -10,37 +10,24 @@ from __future__ import annotations
 
 import email.utils
 import json
-import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
 
-from ..errors import (
-    ContextOverflowError, ProviderAuthError, ProviderError, ProviderTimeoutError,
+from sessionlens.engine.errors import (
+    ContextOverflowError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderTimeoutError,
     ProviderUnavailableError,
 )
+from sessionlens.engine.overflow import classify_error
+
 from .base import ProviderProfile
 
 __all__ = ["HttpProvider", "error_for_status", "iter_sse", "parse_retry_after"]
-
-_FALLBACK_OVERFLOW = re.compile(
-    r"context.{0,20}(length|window)|too many tokens|prompt is too long|prompt too long|"
-    r"maximum context|request_too_large|token limit exceeded|exceeds the available context",
-    re.I)
-
-
-def _error_class(text: str) -> str:
-    """overflow / rate_limit / retryable / other, through overflow.classify_error when present."""
-    try:
-        from ..overflow import classify_error
-    except ImportError:
-        if re.search(r"rate.?limit|too many requests", text, re.I):
-            return "rate_limit"
-        return "overflow" if _FALLBACK_OVERFLOW.search(text) else "other"
-    return str(classify_error(text))
-
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
@@ -76,17 +63,17 @@ def _body_message(body: str) -> str:
 def error_for_status(status: int, body: str, headers: Mapping[str, str],
                      profile: ProviderProfile) -> ProviderError:
     detail = _body_message(body) or httpx.codes.get_reason_phrase(status)
-    who = dict(provider=profile.name, model=profile.model)
+    name, model = profile.name, profile.model
     text = f"{profile.name} ({profile.model or 'default model'}): HTTP {status}: {detail}"
-    kind = _error_class(detail)
-    if status in (401, 403):
-        return ProviderAuthError(text + _key_hint(profile), status=status, **who)
+    kind = classify_error(detail)
+    if status in (401, 403) or kind == "auth":
+        return ProviderAuthError(text + _key_hint(profile), status=status, provider=name, model=model)
     if kind == "overflow" or status == 413:
-        return ContextOverflowError(text, status=status, **who)
-    if status == 429 or status == 529 or status >= 500 or kind == "rate_limit":
-        return ProviderUnavailableError(text, status=status, retry_after=parse_retry_after(headers),
-                                        **who)
-    return ProviderError(text, status=status, **who)
+        return ContextOverflowError(text, status=status, provider=name, model=model)
+    if status in (429, 529) or status >= 500 or kind in ("rate_limit", "retryable"):
+        return ProviderUnavailableError(text, status=status, provider=name, model=model,
+                                        retry_after=parse_retry_after(headers))
+    return ProviderError(text, status=status, provider=name, model=model)
 
 
 def _key_hint(profile: ProviderProfile) -> str:
@@ -149,6 +136,21 @@ class HttpProvider:
         """POST ``body`` and hand the open response to ``consume``; maps transport errors."""
         client = self._client or httpx.AsyncClient()
         timeout = httpx.Timeout(self._profile.timeout_s)
+        secrets = [v for v in (headers.get("x-api-key"), headers.get("authorization"))
+                   if v and len(v) >= 12]
+        try:
+            return await self._post(client, url, headers, body, consume, timeout)
+        except ProviderError as exc:  # a server may echo the key back: never pass it on
+            for secret in secrets:
+                for part in (secret, secret.removeprefix("Bearer ")):
+                    exc.args = tuple(str(a).replace(part, "[key]") for a in exc.args)
+            raise
+        finally:
+            if self._client is None:
+                await client.aclose()
+
+    async def _post(self, client: httpx.AsyncClient, url: str, headers: dict[str, str],
+                    body: dict[str, Any], consume: Any, timeout: httpx.Timeout) -> Any:
         p = self._profile
         try:
             async with client.stream("POST", url, headers=headers, json=body,
@@ -168,6 +170,3 @@ class HttpProvider:
         except httpx.TransportError as exc:
             raise self._fail(f"cannot reach {url} ({type(exc).__name__}: {exc})",
                              retryable=True) from None
-        finally:
-            if self._client is None:
-                await client.aclose()

@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import ConfigError
+from sessionlens.engine.errors import ConfigError
+
 from .base import Completion, CompletionRequest, DeltaCallback, ProviderProfile
 from .openai import OpenAIProvider
 

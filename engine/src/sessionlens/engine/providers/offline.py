@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+from itertools import zip_longest
 
-from ..errors import ProviderError
-from ..prompts import REQUIRED_SECTIONS, SUMMARY_MAX_CHARS, TURN_PREFIX_SECTIONS
+from sessionlens.engine.errors import ProviderError
+from sessionlens.engine.prompts import REQUIRED_SECTIONS, SUMMARY_MAX_CHARS, TURN_PREFIX_SECTIONS
+
 from .base import Completion, CompletionRequest, CompletionUsage, DeltaCallback, ProviderProfile
 from .offline_facts import Facts, extract_facts
 
@@ -37,8 +39,9 @@ _MAP = {
                   "## Constraints & Preferences": "## Constraints/Rules",
                   "## Critical Context": "## Exact identifiers"},
 }
-#: Sections whose most important items come first (newest asks, recent identifiers): they
-#: are merged newest-first and trimmed from the end; every other section loses oldest first.
+#: Sections whose most important items come first (newest asks, recent identifiers): merges
+#: put new asks first and interleave identifier lists; trimming takes from the end. Every
+#: other section keeps old items first and loses its oldest first.
 _NEWEST_FIRST = ("## Pending user asks", "## Critical Context", "## Exact identifiers",
                  "## Context for Suffix")
 #: How readily a section gives up items when over budget (higher goes first). Carried-over
@@ -49,7 +52,7 @@ _WEIGHT = {"### Done": 2.0, "## Goal": 1.5, "### In Progress": 1.5, "## Early Pr
            "## Next Steps": 0.8, "## Open TODOs": 0.8, "## Constraints & Preferences": 0.5,
            "## Constraints/Rules": 0.5, "## Pending user asks": 0.5, "## Original Request": 0.3}
 _FOREIGN_WEIGHT = 3.0
-_LEFT_OUT = re.compile(r"^- \(\d+ earlier items left out")
+_LEFT_OUT = re.compile(r"^- \(\d+ more items left out")
 
 
 def _headings(template: str) -> tuple[str, ...]:
@@ -97,11 +100,11 @@ def parse_summary(text: str, template: str) -> Doc:
             current = mapping.get(stripped, stripped)
             doc.setdefault(current, [])
             continue
-        if not stripped or stripped == _NONE or stripped.startswith("**Turn Context") or \
-                stripped == "---":
+        if not stripped or stripped in (_NONE, "---", "No prior history.") or \
+                stripped.startswith("**Turn Context"):
             continue
         if current == "## Next Steps":
-            stripped = re.sub(r"^\d+[.)]\s+", "", stripped)
+            stripped = re.sub(r"^(\d+[.)]|[-*])\s+", "", stripped)
         elif not stripped.startswith(("-", "*", "  ")):
             stripped = "- " + stripped
         doc.setdefault(current, []).append(stripped)
@@ -109,16 +112,21 @@ def parse_summary(text: str, template: str) -> Doc:
 
 
 def _merge(old: Doc, new: Doc) -> Doc:
-    """Old items first (newest asks first under Pending user asks); latest-ask lines replaced."""
+    """``new`` folded into ``old`` section by section (see ``_NEWEST_FIRST``); the latest-ask
+    lines of ``old`` give way to those of ``new``."""
     out: Doc = {}
     replace = any(x.startswith((_LATEST, _ADDRESS)) for items in new.values() for x in items)
     for key in list(old) + [k for k in new if k not in old]:
         before = [x for x in old.get(key, []) if not (replace and x.startswith((_LATEST,
                                                                                 _ADDRESS)))]
         after = new.get(key, [])
-        items = after + before if key in _NEWEST_FIRST else before + after
-        seen: set[str] = set()
-        out[key] = [x for x in items if not (x in seen or seen.add(x))]
+        if key == "## Pending user asks":
+            items = after + before
+        elif key in _NEWEST_FIRST:  # both lists run most important first: interleave them
+            items = [x for pair in zip_longest(after, before) for x in pair if x is not None]
+        else:
+            items = before + after
+        out[key] = list(dict.fromkeys(items))
     return out
 
 
@@ -137,7 +145,7 @@ def _render(doc: Doc, template: str, left_out: dict[str, int] | None = None) -> 
         if key != "## Progress":
             lines.extend(items or [_NONE])
         if left_out and left_out.get(key):
-            lines.append(f"- ({left_out[key]} earlier items left out to fit the summary budget)")
+            lines.append(f"- ({left_out[key]} more items left out to fit the summary budget)")
         lines.append("")
     return "\n".join(lines).strip()
 
@@ -178,6 +186,10 @@ def _fit(doc: Doc, template: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     left: dict[str, int] = {}
+    for key, items in doc.items():  # counts carried from earlier stages join the new ones
+        for item in [x for x in items if _LEFT_OUT.match(x)]:
+            items.remove(item)
+            left[key] = left.get(key, 0) + int(re.findall(r"\d+", item)[0])
     own = set(_headings(template))
     stuck: set[str] = set()
     while True:

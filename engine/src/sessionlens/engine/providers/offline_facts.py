@@ -11,9 +11,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..ask_overlap import clean_user_ask
-from ..identifiers import entry_text, extract_identifiers, extract_opaque_identifiers
-from ..model import Entry, TextBlock
+from sessionlens.engine.ask_overlap import clean_user_ask
+from sessionlens.engine.identifiers import (
+    entry_text,
+    extract_identifiers,
+    extract_opaque_identifiers,
+)
+from sessionlens.engine.model import Entry, TextBlock
 
 __all__ = ["Facts", "extract_facts", "shorten", "verbatim_in"]
 
@@ -147,7 +151,7 @@ def _progress(entries: Sequence[Entry]) -> tuple[list[str], list[str], list[str]
 
 
 def _assistant_sentences(entries: Sequence[Entry]) -> list[str]:
-    out = []
+    out: list[str] = []
     for e in entries:
         if e.message is not None and e.message.role == "assistant":
             for block in e.message.content:
@@ -188,7 +192,7 @@ def _identifiers(entries: Sequence[Entry]) -> tuple[str, ...]:
         ranked.append((best, _CLASS_RANK.get(ident.cls, 2), n, ident.value))
     for n, m in enumerate(_SHORT_HASH.finditer(haystack)):  # git's 7-hex short ids
         ranked.append((2, 0, 100_000 + n, m.group(0)))
-    out = []
+    out: list[str] = []
     for *_rank, value in sorted(ranked):
         found = verbatim_in(value, haystack)
         if found and len(found) <= 240 and "\n" not in found and "`" not in found:

@@ -14,7 +14,8 @@ import random as _random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from ..errors import ContextOverflowError, ProviderError, ProviderUnavailableError
+from sessionlens.engine.errors import ContextOverflowError, ProviderError, ProviderUnavailableError
+
 from .base import Completion, CompletionRequest, DeltaCallback, Provider
 
 __all__ = ["RetryCallback", "RetryPolicy", "complete_with_retry"]
@@ -36,8 +37,9 @@ class RetryPolicy:
 
     def delay(self, failed_attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait after attempt ``failed_attempt`` (1-based) failed."""
-        base = min(self.max_delay_s, self.base_delay_s * 2 ** (failed_attempt - 1))
-        wait = max(0.0, base * (1.0 + self.jitter * (2.0 * self.random() - 1.0)))
+        base = min(self.max_delay_s, self.base_delay_s * 2.0 ** (failed_attempt - 1))
+        spread = float(self.random()) * 2.0 - 1.0
+        wait = max(0.0, base * (1.0 + self.jitter * spread))
         if retry_after is not None:
             wait = max(wait, retry_after)
         return wait

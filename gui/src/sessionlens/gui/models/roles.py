@@ -22,3 +22,5 @@ TokensRole = _BASE + 6
 DetailRole = _BASE + 7
 #: Sort key for numeric/date columns.
 SortRole = _BASE + 8
+#: Text a filter box matches against (id, path, agent, project).
+FilterRole = _BASE + 9

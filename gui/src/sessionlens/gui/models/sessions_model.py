@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistent
 
 from sessionlens.engine import SessionInfo
 
-from .roles import ItemRole, SortRole
+from .roles import FilterRole, ItemRole, SortRole
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -29,6 +29,12 @@ def group_key(info: SessionInfo) -> str:
     return f"{info.agent} · {project}" if project else str(info.agent)
 
 
+def session_label(info: SessionInfo) -> str:
+    """Short name for a session row: its id's first block (the full path is the tooltip)."""
+    sid = info.session_id or info.path.stem
+    return str(sid.split("-")[0] if len(sid) > 12 else sid)
+
+
 def human_size(n: int) -> str:
     size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
@@ -41,10 +47,10 @@ def human_size(n: int) -> str:
 def _modified(info: SessionInfo) -> tuple[str, float]:
     m = info.modified
     if isinstance(m, datetime):
-        return m.strftime("%Y-%m-%d %H:%M"), m.timestamp()
+        return m.strftime("%Y-%m-%d"), m.timestamp()
     if isinstance(m, (int, float)):
         ts = float(m) / (1e9 if m > 1e12 else 1)
-        return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M"), ts
+        return datetime.fromtimestamp(ts).strftime("%Y-%m-%d"), ts
     return str(m or ""), 0.0
 
 
@@ -112,25 +118,29 @@ class SessionTreeModel(QAbstractItemModel):
         gid = int(index.internalId())
         if gid == 0:
             members = self._members[index.row()]
-            if role in (Qt.ItemDataRole.DisplayRole, SortRole):
-                if col == 0:
-                    return self._groups[index.row()] if role == Qt.ItemDataRole.DisplayRole \
-                        else self._groups[index.row()].lower()
-                if col == 1:
-                    return len(members) if role == SortRole else self.tr("%n session(s)", "", len(members))
+            if col == 0 and role == Qt.ItemDataRole.DisplayRole:   # spans the row in the view
+                return f"{self._groups[index.row()]}  ({len(members)})"
+            if col == 0 and role == FilterRole:
+                return self._groups[index.row()]
+            if col == 0 and role == SortRole:
+                return self._groups[index.row()].lower()
+            if col == 1 and role == SortRole:
+                return len(members)
             return None
         s = self._members[gid - 1][index.row()]
         if role == ItemRole:
             return s
+        if role == FilterRole:
+            return f"{s.session_id} {s.path} {s.agent} {getattr(s, 'project', '')}"
         if role == Qt.ItemDataRole.ToolTipRole:
-            return str(s.path)
+            return f"{s.path}\n{self.tr('modified')} {s.modified}"
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (1, 2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role not in (Qt.ItemDataRole.DisplayRole, SortRole):
             return None
         sort = role == SortRole
         if col == 0:
-            name = s.path.name
+            name = session_label(s)
             return name.lower() if sort else name
         if col == 1:
             return s.entries if sort else f"{s.entries:,}"

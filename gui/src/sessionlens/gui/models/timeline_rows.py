@@ -9,10 +9,13 @@ is the search/filter step, also run on the pool.
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication
 
 from sessionlens.engine import children_of, is_context_overflow
 
@@ -59,9 +62,23 @@ class TimelineRow:
 SETTING_TYPES = frozenset({"model_change", "thinking_level_change", "session_info", "custom"})
 
 
+def _tr(text: str) -> str:
+    """Row titles are user-visible; QCoreApplication.translate is safe on worker threads."""
+    return QCoreApplication.translate("TimelineRows", text)
+
+
 def _one_line(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+
+
+def _args(arguments: object) -> str:
+    """Tool arguments as compact JSON for a one-line preview."""
+    try:
+        text = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        text = str(arguments)
+    return _one_line(text[: PREVIEW_CHARS * 2])
 
 
 def _clock(ts: str | None) -> str:
@@ -84,8 +101,8 @@ def _row_for(e: Entry, index: int, tool_owner: dict[str, str], window: int | Non
         if role == "assistant":
             icon = "role-tool-call" if calls else "role-assistant"
             names = ", ".join(c.name for c in calls)
-            title = f"assistant → {names}" if names else "assistant"
-            body = m.text or ("; ".join(f"{c.name}({_one_line(str(c.arguments))})" for c in calls))
+            title = f"{_tr('assistant')} → {names}" if names else _tr("assistant")
+            body = m.text or "; ".join(f"{c.name} {_args(c.arguments)}" for c in calls)
             if not body and m.error_message:
                 body = m.error_message
             if m.stop_reason == "error":
@@ -96,7 +113,7 @@ def _row_for(e: Entry, index: int, tool_owner: dict[str, str], window: int | Non
                 marks |= Mark.ABORTED
         elif role == "toolResult":
             icon = "role-tool-error" if m.is_error else "role-tool-result"
-            title = f"result ← {m.tool_name or '?'}"
+            title = f"{_tr('result')} ← {m.tool_name or '?'}"
             body = m.text
             if m.is_error:
                 marks |= Mark.ERROR
@@ -105,7 +122,7 @@ def _row_for(e: Entry, index: int, tool_owner: dict[str, str], window: int | Non
                 marks |= Mark.PAIRED
         elif role == "bashExecution":
             icon = "role-bash"
-            title = "bash"
+            title = _tr("bash")
             body = f"$ {m.command or ''}  {m.output or ''}"
             if m.cancelled:
                 marks |= Mark.ABORTED
@@ -114,25 +131,25 @@ def _row_for(e: Entry, index: int, tool_owner: dict[str, str], window: int | Non
             if m.exclude_from_context:
                 marks |= Mark.HIDDEN_FROM_CONTEXT
         elif role == "user":
-            icon, title, body = "role-user", "user", m.text
+            icon, title, body = "role-user", _tr("user"), m.text
         else:
             icon, title, body = "role-custom", role, m.text
     elif e.type == "compaction":
-        icon, title, body = "type-compaction", "compaction", e.summary or ""
+        icon, title, body = "type-compaction", _tr("compaction"), e.summary or ""
         marks |= Mark.DIVIDER
     elif e.type == "reset":
-        icon, title, body = "type-reset", f"reset ({e.reason or '?'})", ""
+        icon, title, body = "type-reset", f"{_tr('reset')} ({e.reason or '?'})", ""
         marks |= Mark.DIVIDER
     elif e.type == "branch_summary":
-        icon, title, body = "type-branch", "branch summary", e.summary or ""
+        icon, title, body = "type-branch", _tr("branch summary"), e.summary or ""
     elif e.type == "label":
-        icon, title, body = "type-label", "label", f"{e.label or '(cleared)'} → {e.target_id}"
+        icon, title, body = "type-label", _tr("label"), f"{e.label or _tr('(cleared)')} → {e.target_id}"
     elif e.type == "model_change":
-        icon, title, body = "type-setting", "model", f"{e.provider}/{e.model_id}"
+        icon, title, body = "type-setting", _tr("model"), f"{e.provider}/{e.model_id}"
     elif e.type == "thinking_level_change":
-        icon, title, body = "type-setting", "thinking level", e.thinking_level or ""
+        icon, title, body = "type-setting", _tr("thinking level"), e.thinking_level or ""
     elif e.type == "session_info":
-        icon, title, body = "type-setting", "session name", e.name or "(cleared)"
+        icon, title, body = "type-setting", _tr("session name"), e.name or _tr("(cleared)")
     elif e.type in ("custom", "custom_message"):
         icon, title = "role-custom", e.type.replace("_", " ")
         body = e.custom_type or ""

@@ -102,6 +102,11 @@ class CompactionOptionsForm(QWidget):
         self.reload_history()
         self.reload_profiles()
 
+    @property
+    def replan_pending(self) -> bool:
+        """True while a keep-recent/reserve change waits for its debounced re-plan."""
+        return self._debounce.isActive()
+
     def reload_profiles(self) -> None:
         self.provider.blockSignals(True)
         self.provider.clear()

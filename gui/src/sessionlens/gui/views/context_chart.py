@@ -15,12 +15,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from .. import colors
+from sessionlens.gui import colors
 
 if TYPE_CHECKING:
     from sessionlens.engine import CompactionPlan
-
-    from ..controller import TokenView
+    from sessionlens.gui.controller import TokenView
 
 
 class ContextChart(pg.PlotWidget):  # type: ignore[misc]
@@ -35,7 +34,7 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         super().__init__(parent=parent)
         self._tr = tr
         self.setMinimumHeight(160)
-        self.showGrid(x=True, y=True, alpha=0.15)
+        self.showGrid(x=False, y=True, alpha=0.12)  # an x grid doubles the paint cost
         self.setLabel("left", tr("tokens in context"))
         self.setLabel("bottom", tr("entries along the active path"))
         self.getPlotItem().getViewBox().setMouseEnabled(x=True, y=False)
@@ -48,6 +47,7 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         for item in (self.curve, self.reported):
             item.setDownsampling(auto=True, method="peak")
             item.setClipToView(True)
+            item.opts["autoDownsampleFactor"] = 1.0  # about one point per pixel column
         self.window_line = pg.InfiniteLine(angle=0, movable=False, name=tr("window"))
         self.threshold_line = pg.InfiniteLine(angle=0, movable=False, name=tr("threshold"))
         self.after_line = pg.InfiniteLine(angle=0, movable=False, name=tr("predicted after"))
@@ -122,6 +122,9 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
     def set_series(self, view: TokenView, path_len: int, window: int, threshold: int) -> None:
         self._xmax = max(1, path_len - 1)
         self.threshold_line.setValue(threshold)
+        # range first: the curves downsample for the view they are given, so the first paint
+        # after new data draws ~1 point per pixel instead of every entry
+        self.setXRange(0, self._xmax, padding=0.01)
         self.curve.setData(view.xs, view.ys)
         mask = view.reported
         self.reported.setData(view.xs[mask], view.ys[mask])
@@ -131,7 +134,7 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         self.window_line.setValue(window)
         top = max(window, int(self.curve.yData.max()) if self.curve.yData is not None
                   and len(self.curve.yData) else 0)
-        self._ymax = int(top * 1.08) or 1
+        self._ymax = int(top * 1.2) or 1  # headroom: the legend sits above the window line
         self.setXRange(0, self._xmax, padding=0.01)
         self.setYRange(0, self._ymax, padding=0)
 

@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSortFilterProxyModel
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ..controller import SessionController
-from ..models.diagnostics_model import DiagnosticsModel
-from ..models.roles import SortRole
+from sessionlens.gui.controller import SessionController
+from sessionlens.gui.models.diagnostics_model import DiagnosticsModel
+from sessionlens.gui.models.roles import SortRole
 
 if TYPE_CHECKING:
     from sessionlens.engine import Transcript

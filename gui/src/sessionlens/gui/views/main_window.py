@@ -29,10 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import shortcuts
-from ..controller import SessionController
-from ..icons import icon
-from ..prefs import Prefs
+from sessionlens.gui import shortcuts
+from sessionlens.gui.controller import SessionController
+from sessionlens.gui.icons import icon
+from sessionlens.gui.prefs import Prefs
+
 from .diagnostics_panel import DiagnosticsPanel
 from .message_view import MessageView
 from .session_browser import SessionBrowser
@@ -79,11 +80,13 @@ class MainWindow(QMainWindow):
         self.diagnostics = DiagnosticsPanel(controller)
         self.diag_dock = self._dock(self.tr("Diagnostics"), "diagnostics", self.diagnostics,
                                     Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.resizeDocks([self.browser_dock], [330], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.browser_dock], [380], Qt.Orientation.Horizontal)
         self.resizeDocks([self.diag_dock], [140], Qt.Orientation.Vertical)
         self.diag_dock.hide()  # shown when a file has unreadable lines
 
-        self.progress = QProgressBar(maximumWidth=260, textVisible=True)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(True)
         self.progress.setVisible(False)
         self.cancel_button = QPushButton(icon("action-cancel"), self.tr("Cancel"))
         self.cancel_button.setVisible(False)

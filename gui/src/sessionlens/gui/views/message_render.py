@@ -40,7 +40,7 @@ def code_html(text: str, lang: str, dark: bool) -> str:
     """Highlighted code as inline-styled HTML (Qt's rich text understands inline styles)."""
     body, rest = clip(text)
     lexer = {"json": JsonLexer(), "bash": BashLexer()}.get(lang, TextLexer())
-    out = highlight(body, lexer, _formatter(dark))
+    out = str(highlight(body, lexer, _formatter(dark)))
     if rest:
         out += f"<p><i>… {rest:,} more characters (see raw JSON)</i></p>"
     return out

@@ -11,11 +11,19 @@ import json
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QImage, QTextCursor, QTextDocument, QTextImageFormat
+from PySide6.QtGui import (
+    QImage,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextImageFormat,
+)
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from .. import colors
-from ..controller import SessionController
+from sessionlens.gui import colors
+from sessionlens.gui.controller import SessionController
+
 from . import message_render as mr
 
 if TYPE_CHECKING:
@@ -82,14 +90,10 @@ class MessageView(QTextBrowser):
         doc.setDefaultFont(self.font())
         cur = QTextCursor(doc)
         tokens = self._c.tokens.report.entries.get(e.id) if self._c.tokens is not None else None
-        cur.insertHtml(mr.header_html(e, t.labels.get(e.id), self.tr))
-        cur.insertBlock()
-        cur.insertHtml(mr.tokens_html(e, tokens, self._c.encoding, self.tr))
-        cur.insertBlock()
-        cur.insertHtml("<hr/>")
+        cur.insertHtml(mr.header_html(e, t.labels.get(e.id), self.tr)
+                       + mr.tokens_html(e, tokens, self._c.encoding, self.tr) + "<hr/>")
         for n, (kind, value) in enumerate(mr.block_parts(e)):
-            cur.movePosition(QTextCursor.MoveOperation.End)
-            cur.insertBlock()
+            self._new_block(cur)
             if kind == "markdown":
                 text, rest = mr.clip(str(value))
                 cur.insertMarkdown(text)
@@ -100,14 +104,14 @@ class MessageView(QTextBrowser):
                 title = self.tr("Thinking") + f" ({len(value):,} {self.tr('chars')})"
                 cur.insertHtml(mr.fold_link(key, title, key in self._open))
                 if key in self._open:
-                    cur.insertBlock()
+                    self._new_block(cur)
                     cur.insertHtml("<div style='color:gray'><i>"
                                    + mr.clip(str(value))[0].replace("&", "&amp;").replace("<", "&lt;")
                                    .replace("\n", "<br/>") + "</i></div>")
             elif kind == "tool":
                 cur.insertHtml(f"<p><b>{self.tr('Tool call')}: {value.name}</b> "
                                f"<span style='color:gray'>{value.id}</span></p>")
-                cur.insertBlock()
+                self._new_block(cur)
                 cur.insertHtml(mr.code_html(mr.json_text(value.arguments), "json", dark))
             elif kind == "code":
                 lang, text = value
@@ -119,7 +123,7 @@ class MessageView(QTextBrowser):
         self._insert_raw(cur, e, dark)
 
     def _insert_image(self, doc: QTextDocument, cur: QTextCursor, block: object, n: int) -> None:
-        data = mr.image_bytes(block)  # type: ignore[arg-type]
+        data = mr.image_bytes(block)
         img = QImage()
         if not data or not img.loadFromData(data):
             cur.insertHtml(mr.error_html(self.tr("image could not be decoded")))
@@ -134,9 +138,14 @@ class MessageView(QTextBrowser):
         fmt.setHeight(img.height())
         cur.insertImage(fmt)
 
-    def _insert_raw(self, cur: QTextCursor, e: Entry, dark: bool) -> None:
+    @staticmethod
+    def _new_block(cur: QTextCursor) -> None:
+        """A fresh paragraph at the end (a plain insertBlock would inherit a rule or a code style)."""
         cur.movePosition(QTextCursor.MoveOperation.End)
-        cur.insertBlock()
+        cur.insertBlock(QTextBlockFormat(), QTextCharFormat())
+
+    def _insert_raw(self, cur: QTextCursor, e: Entry, dark: bool) -> None:
+        self._new_block(cur)
         open_ = "raw" in self._open
         cur.insertHtml(mr.fold_link("raw", self.tr("Raw JSON line"), open_))
         if not open_ or self._c.transcript is None:
@@ -146,5 +155,5 @@ class MessageView(QTextBrowser):
             raw = json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
         except ValueError:
             pass
-        cur.insertBlock()
+        self._new_block(cur)
         cur.insertHtml(mr.code_html(raw, "json", dark))

@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..controller import SessionController
-from ..icons import icon
-from ..models.roles import SortRole
-from ..models.sessions_model import SessionTreeModel
+from sessionlens.gui.controller import SessionController
+from sessionlens.gui.icons import icon
+from sessionlens.gui.models.roles import FilterRole, SortRole
+from sessionlens.gui.models.sessions_model import SessionTreeModel
 
 
 class SessionBrowser(QWidget):
@@ -38,8 +38,10 @@ class SessionBrowser(QWidget):
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.proxy.setRecursiveFilteringEnabled(True)
         self.proxy.setFilterKeyColumn(0)
+        self.proxy.setFilterRole(FilterRole)
         self.filter = QLineEdit(placeholderText=self.tr("Filter sessions…"), clearButtonEnabled=True)
-        self.refresh = QToolButton(toolTip=self.tr("Look for sessions again"))
+        self.refresh = QToolButton()
+        self.refresh.setToolTip(self.tr("Look for sessions again"))
         self.refresh.setIcon(icon("action-reload"))
         self.status = QLabel(self.tr("Looking for sessions…"))
         self.status.setWordWrap(True)
@@ -48,10 +50,13 @@ class SessionBrowser(QWidget):
         self.tree.setSortingEnabled(True)
         self.tree.sortByColumn(4, Qt.SortOrder.DescendingOrder)
         self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(12)
         self.tree.setAlternatingRowColors(True)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.tree.header().setStretchLastSection(False)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(36)
         bar = QHBoxLayout()
         bar.addWidget(self.filter, 1)
         bar.addWidget(self.refresh)
@@ -61,17 +66,27 @@ class SessionBrowser(QWidget):
         lay.addWidget(self.tree, 1)
         lay.addWidget(self.status)
         self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.proxy.layoutChanged.connect(self._span_groups)
+        self.proxy.modelReset.connect(self._span_groups)
+        self.proxy.rowsInserted.connect(self._span_groups)
         self.refresh.clicked.connect(self.rescan)
         self.tree.activated.connect(self._open)
         controller.sessions_ready.connect(self._on_sessions)
+        controller.sessions_failed.connect(self.status.setText)
 
     def rescan(self) -> None:
         self.status.setText(self.tr("Looking for sessions…"))
         self._c.discover()
 
+    def _span_groups(self) -> None:
+        """Group rows show their name across all columns."""
+        for r in range(self.proxy.rowCount()):
+            self.tree.setFirstColumnSpanned(r, QModelIndex(), True)
+
     def _on_sessions(self, sessions: list[object]) -> None:
-        self.model.set_rows(sessions)  # type: ignore[arg-type]
+        self.model.set_rows(sessions)
         self.tree.expandAll()
+        self._span_groups()
         for col in range(1, self.model.columnCount()):
             self.tree.resizeColumnToContents(col)
         n = self.model.session_count()

@@ -10,10 +10,10 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from .. import colors
-from ..icons import icon
-from ..models.roles import DepthRole, ItemRole, MarksRole, TokensRole
-from ..models.timeline_rows import Mark, TimelineRow
+from sessionlens.gui import colors
+from sessionlens.gui.icons import icon
+from sessionlens.gui.models.roles import DepthRole, ItemRole, MarksRole, TokensRole
+from sessionlens.gui.models.timeline_rows import Mark, TimelineRow
 
 INDENT = 14
 
@@ -39,10 +39,10 @@ class TimelineDelegate(QStyledItemDelegate):
         marks = Mark(index.data(MarksRole) or 0)
         depth = int(index.data(DepthRole) or 0)
         tokens = index.data(TokensRole)
-        r = QRect(option.rect)  # type: ignore[attr-defined]
-        pal = option.palette  # type: ignore[attr-defined]
+        r = QRect(option.rect)
+        pal = option.palette
         dark = colors.is_dark(pal)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
         p.save()
         if marks & Mark.DIVIDER:
             p.fillRect(r, QColor(colors.DIVIDER_BG_DARK if dark else colors.DIVIDER_BG_LIGHT))
@@ -61,7 +61,7 @@ class TimelineDelegate(QStyledItemDelegate):
         x += 22
         # right side: markers, tokens, time (drawn first so the text can elide before them)
         right = r.right() - 6
-        fm = QFontMetrics(option.font)  # type: ignore[attr-defined]
+        fm = QFontMetrics(option.font)
         p.setPen(muted)
         if row.time:
             w = fm.horizontalAdvance(row.time)
@@ -79,7 +79,7 @@ class TimelineDelegate(QStyledItemDelegate):
                 icon(key).paint(p, QRect(right - 16, r.top() + (r.height() - 16) // 2, 16, 16))
                 right -= 20
         # title then preview
-        bold = QFont(option.font)  # type: ignore[attr-defined]
+        bold = QFont(option.font)
         bold.setBold(True)
         p.setFont(bold)
         p.setPen(QColor(colors.ERROR) if marks & (Mark.ERROR | Mark.OVERFLOW) and not selected else fg)
@@ -89,7 +89,7 @@ class TimelineDelegate(QStyledItemDelegate):
         tw = bfm.horizontalAdvance(title)
         p.drawText(QRect(x, r.top(), tw, r.height()), Qt.AlignmentFlag.AlignVCenter, title)
         x += tw + 10
-        p.setFont(option.font)  # type: ignore[attr-defined]
+        p.setFont(option.font)
         p.setPen(fg if not marks & Mark.DIVIDER else colors.accent(row.icon_key))
         if right - x > 20:
             preview = fm.elidedText(row.preview, Qt.TextElideMode.ElideRight, right - x)

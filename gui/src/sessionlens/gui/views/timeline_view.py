@@ -19,12 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import shortcuts
-from ..controller import SessionController
-from ..icons import icon
-from ..models.roles import EntryIdRole
-from ..models.timeline_model import TimelineModel
-from ..models.timeline_rows import RowFilter, TimelineRow
+from sessionlens.gui import shortcuts
+from sessionlens.gui.controller import SessionController
+from sessionlens.gui.icons import icon
+from sessionlens.gui.models.roles import EntryIdRole
+from sessionlens.gui.models.timeline_model import TimelineModel
+from sessionlens.gui.models.timeline_rows import RowFilter, TimelineRow
+
 from .timeline_delegate import TimelineDelegate
 
 ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")
@@ -40,6 +41,7 @@ class TimelineView(QWidget):
         self._c = controller
         self.model = TimelineModel(self)
         self.search = QLineEdit(placeholderText=self.tr("Search entries…"), clearButtonEnabled=True)
+        self.search.setMinimumWidth(150)
         self.role_box = QComboBox()
         self.role_box.addItem(self.tr("All roles"), "")
         for r in ROLES:
@@ -48,9 +50,13 @@ class TimelineView(QWidget):
         self.type_box.addItem(self.tr("All types"), "")
         for t in TYPES:
             self.type_box.addItem(t, t)
-        self.problems = QToolButton(checkable=True, toolTip=self.tr("Only errors, aborted turns and overflows"))
+        self.problems = QToolButton()
+        self.problems.setCheckable(True)
+        self.problems.setToolTip(self.tr("Only errors, aborted turns and overflows"))
         self.problems.setIcon(icon("mark-error"))
-        self.tree_toggle = QToolButton(checkable=True, toolTip=self.tr("Tree mode: every branch"))
+        self.tree_toggle = QToolButton()
+        self.tree_toggle.setCheckable(True)
+        self.tree_toggle.setToolTip(self.tr("Tree mode: every branch"))
         self.tree_toggle.setIcon(icon("action-tree"))
         self.tree_toggle.setShortcut(shortcuts.sequence(shortcuts.TREE_MODE))
         self.count = QLabel()
@@ -58,8 +64,8 @@ class TimelineView(QWidget):
         self.list.setModel(self.model)
         self.list.setItemDelegate(TimelineDelegate(self.list))
         self.list.setUniformItemSizes(True)
-        self.list.setLayoutMode(QListView.LayoutMode.Batched)
-        self.list.setBatchSize(200)
+        # uniform sizes make a single layout pass O(1), so scrollTo works at once on 100k rows
+        self.list.setLayoutMode(QListView.LayoutMode.SinglePass)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.list.setObjectName("timeline")
@@ -129,10 +135,12 @@ class TimelineView(QWidget):
         if row is None:
             return
         idx = self.model.index(row)
+        # decide before selecting: selecting scrolls just enough to show the row (at an edge)
+        hidden = not self.list.viewport().rect().contains(self.list.visualRect(idx))
         if self.list.currentIndex() != idx:
             self.list.selectionModel().setCurrentIndex(
                 idx, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-        if not self.list.visualRect(idx).intersects(self.list.viewport().rect()):
+        if hidden:
             self.list.scrollTo(idx, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     def _jump_to_pair(self, index: QModelIndex) -> None:

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .. import colors, shortcuts
-from ..controller import SessionController, TokenView
+from sessionlens.gui import colors, shortcuts
+from sessionlens.gui.controller import SessionController, TokenView
+
 from .context_chart import ContextChart
 
 if TYPE_CHECKING:

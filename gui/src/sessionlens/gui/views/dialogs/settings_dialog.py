@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...prefs import ENCODINGS, THEMES, Theme
-from ...profiles import keyring_available, store_key_in_keyring
+from sessionlens.gui.prefs import ENCODINGS, THEMES, Theme
+from sessionlens.gui.profiles import keyring_available, store_key_in_keyring
 
 if TYPE_CHECKING:
     from sessionlens.engine import CompactionSettings, ProviderProfile
@@ -126,7 +126,7 @@ class SettingsDialog(QDialog):
             return
         from sessionlens.engine import ProviderProfile
 
-        prof = ProviderProfile(name=name, kind=self.p_kind.currentText(),  # type: ignore[arg-type]
+        prof = ProviderProfile(name=name, kind=self.p_kind.currentText(),
                                base_url=self.p_url.text().strip(), model=self.p_model.text().strip(),
                                key_env=self.p_env.text().strip() or None)
         self._profiles = [p for p in self._profiles if p.name != name] + [prof]

@@ -1,0 +1,121 @@
+"""One compaction run, end to end: summarize a plan, audit the summary, retry on failure.
+
+The CLI and the GUI both run compactions; this is the one place that strings summarize,
+audit and the quality loop together, so the two faces cannot drift apart. Writing the result
+is a separate, explicit step (``compaction_record`` + ``persist.write_compaction``) because
+the GUI writes only after the user accepts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from .audit import AuditReport, audit_summary
+from .plan import CompactionPlan
+from .providers import FallbackChain, Provider, RetryPolicy
+from .quality import MAX_QUALITY_RETRIES, QualityOutcome, run_with_quality_loop
+from .successor import CompactionRecord
+from .model import Transcript
+from .summarize import CancelCheck, ProgressEvent, SummaryResult, summarize_plan
+
+__all__ = [
+    "CompactionOptions",
+    "CompactionOutcome",
+    "compaction_record",
+    "run_compaction",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionOptions:
+    """What the user chose for this run (focus instructions, template, identifier policy)."""
+
+    instructions: str = ""
+    template: str = "structured"
+    identifier_policy: str = "strict"
+    custom_identifier_instructions: str = ""
+    #: With the "custom" policy: the identifiers the audit must find in the summary.
+    custom_identifiers: tuple[str, ...] = ()
+    #: Regenerations after a failed audit (0 = audit only; capped at 3 like OpenClaw).
+    quality_retries: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionOutcome:
+    """A finished run: the plan it followed, the kept summary, its audit and all attempts."""
+
+    plan: CompactionPlan
+    result: SummaryResult
+    audit: AuditReport
+    quality: QualityOutcome
+    #: Predicted context after the compaction: kept tail plus the summary (chars/4).
+    tokens_after: int
+
+    @property
+    def summary(self) -> str:
+        return self.result.summary
+
+    @property
+    def summarized_entry_ids(self) -> tuple[str, ...]:
+        return tuple(self.plan.summarize_entry_ids) + tuple(self.plan.turn_prefix_entry_ids)
+
+
+def _tokens_after(plan: CompactionPlan, summary: str) -> int:
+    return int(plan.kept_tokens) + math.ceil(len(summary) / 4)
+
+
+async def run_compaction(
+    transcript: Transcript,
+    plan: CompactionPlan,
+    providers: Provider | FallbackChain | Sequence[Provider],
+    options: CompactionOptions = CompactionOptions(),
+    *,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    cancel: CancelCheck | None = None,
+    retry: RetryPolicy | None = None,
+) -> CompactionOutcome:
+    """Summarize ``plan`` and audit it; on a failed audit regenerate with the findings.
+
+    Raises ``SummarizationCancelled`` on cancel and ``ProviderError`` when every provider
+    fails; nothing is written either way.
+    """
+    summarized = tuple(plan.summarize_entry_ids) + tuple(plan.turn_prefix_entry_ids)
+    results: dict[str, SummaryResult] = {}
+
+    async def generate(feedback: str | None) -> str:
+        instructions = options.instructions
+        if feedback:
+            instructions = f"{instructions}\n\n{feedback}".strip()
+        result = await summarize_plan(
+            transcript, plan, providers, instructions=instructions, template=options.template,
+            identifier_policy=options.identifier_policy,
+            custom_identifier_instructions=options.custom_identifier_instructions,
+            on_progress=on_progress, cancel=cancel, retry=retry)
+        # The user's own instructions are what the record keeps, not the audit feedback.
+        results[result.summary] = replace(result, instructions=options.instructions)
+        return result.summary
+
+    def audit(summary: str) -> AuditReport:
+        return audit_summary(
+            transcript, summary, summarized_entry_ids=summarized, template=options.template,
+            identifier_policy=options.identifier_policy,
+            custom_identifiers=options.custom_identifiers)
+
+    quality = await run_with_quality_loop(
+        generate, audit, max_retries=min(MAX_QUALITY_RETRIES, max(0, options.quality_retries)))
+    result = results[quality.summary]
+    return CompactionOutcome(plan=plan, result=result, audit=quality.report, quality=quality,
+                             tokens_after=_tokens_after(plan, quality.summary))
+
+
+def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
+    """What ``persist.write_compaction`` needs to write this outcome."""
+    result = outcome.result
+    return CompactionRecord(
+        summary=result.summary, first_kept_entry_id=outcome.plan.first_kept_entry_id,
+        tokens_before=outcome.plan.tokens_before, tokens_after=outcome.tokens_after,
+        file_ops=result.file_ops, summarized_entry_ids=outcome.summarized_entry_ids,
+        provider=result.provider, model=result.model, template=result.template,
+        audit_passed=outcome.audit.passed, instructions=result.instructions)

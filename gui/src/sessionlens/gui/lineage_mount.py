@@ -1,0 +1,46 @@
+"""Builds the lineage controller and panel and wires them to the main window.
+
+The composition root (``app.build``) calls ``mount_lineage`` once after the window exists;
+the window only needs its ``add_workbench_tab`` extension point. Kept out of
+``main_window.py`` so the window stays a layout of parts it does not construct.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication
+
+from .colors import is_dark
+from .lineage_controller import LineageController
+from .views.lineage_view import LineagePanel
+
+if TYPE_CHECKING:
+    from .controller import SessionController
+    from .tasks import TaskRunner
+    from .views.main_window import MainWindow
+
+
+@dataclass(frozen=True, slots=True)
+class LineageParts:
+    """What ``mount_lineage`` made (tests and screenshots reach in through this)."""
+
+    controller: LineageController
+    panel: LineagePanel
+
+
+def mount_lineage(window: MainWindow, session: SessionController,
+                  tasks: TaskRunner) -> LineageParts:
+    """Create the lineage parts, add the panel as a workbench tab and connect it."""
+    lin = LineageController(session, tasks, parent=window)
+    panel = LineagePanel(lin)
+    window.add_workbench_tab(panel, QCoreApplication.translate("LineageMount", "Lineage"))
+    panel.branches.entry_activated.connect(session.select)
+    session.entry_selected.connect(panel.branches.show_entry)
+    dark = is_dark(window.palette())
+    panel.graph.set_dark(dark)
+    panel.drift.apply_theme(dark)
+    if session.transcript is not None:  # mounted after a file was opened
+        lin.adopt(session.transcript)
+    return LineageParts(lin, panel)

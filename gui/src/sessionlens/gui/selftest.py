@@ -1,0 +1,124 @@
+"""``sessionlens --self-test``: prove an installed (or frozen) app can do its whole job.
+
+It runs the real pipeline on the bundled sample: load, count with the shipped tokenizer
+data, plan, an offline compaction with its audit, and an export in every format to a
+temporary folder; then it starts Qt offscreen-capable and renders the main window once.
+Each step prints one line; the exit code is 0 only if every step worked. Packaging runs it
+inside the built bundle, where a missing data file or plugin shows up as a failed step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+SAMPLE = ("assets", "sample", "sample-session.jsonl")
+
+
+def bundled_sample() -> Path:
+    """The sample session shipped inside the GUI package."""
+    ref = resources.files("sessionlens.gui").joinpath(*SAMPLE)
+    return Path(str(ref))
+
+
+class _Steps:
+    def __init__(self) -> None:
+        self.failed = 0
+
+    def run(self, name: str, fn: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        try:
+            value = fn()
+        except Exception:  # a self-test reports every failure and goes on
+            self.failed += 1
+            print(f"FAIL {name}", flush=True)
+            traceback.print_exc()
+            return None
+        print(f"ok   {name} ({(time.perf_counter() - t0) * 1000:.0f} ms)", flush=True)
+        return value
+
+
+def _pipeline(steps: _Steps, out_dir: Path) -> None:
+    from sessionlens.engine import (
+        DEFAULT_SETTINGS, CompactionOptions, OfflineProvider, count_tokens, ensure_tiktoken_data,
+        export_summary, load_transcript, make_bundle, plan_compaction, run_compaction,
+    )
+
+    transcript = steps.run("load bundled sample", lambda: load_transcript(bundled_sample()))
+    if transcript is None:
+        return
+
+    def count() -> Any:
+        ensure_tiktoken_data(out_dir / "tiktoken")
+        report = count_tokens(transcript, "o200k_base")
+        if report.exact_context <= 0:
+            raise RuntimeError("exact token count is zero")
+        return report
+
+    tokens = steps.run("count tokens (o200k_base, shipped data)", count)
+    plan = steps.run("plan compaction", lambda: plan_compaction(
+        transcript, DEFAULT_SETTINGS, tokens=tokens, manual=True))
+    if plan is None:
+        return
+    outcome = steps.run("offline compaction + audit", lambda: asyncio.run(run_compaction(
+        transcript, plan, OfflineProvider(), CompactionOptions(
+            instructions="Focus on the decisions and the exact file paths"))))
+    if outcome is None:
+        return
+    if not outcome.summary.strip() or not outcome.audit.checks:
+        steps.failed += 1
+        print("FAIL offline compaction gave an empty summary or no audit checks", flush=True)
+    bundle = make_bundle(transcript, outcome.summary, outcome.audit,
+                         provider=outcome.result.provider, model=outcome.result.model,
+                         instructions=outcome.result.instructions)
+    for fmt in ("md", "json", "html"):
+        target = out_dir / f"selftest-export.{fmt}"
+        steps.run(f"export {fmt}", lambda fmt=fmt, target=target: _nonempty(
+            export_summary(bundle, fmt, target)))
+
+
+def _nonempty(path: Path) -> Path:
+    if not path.is_file() or path.stat().st_size == 0:
+        raise RuntimeError(f"{path} was not written")
+    return path
+
+
+def _render_window(steps: _Steps, out_dir: Path) -> None:
+    def render() -> Path:
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from .app import run_app
+
+        target = out_dir / "selftest-window.png"
+        code = run_app(["--screenshot", str(target), str(bundled_sample()),
+                        "--basedir", str(out_dir / "appdata")])
+        if code != 0:
+            raise RuntimeError(f"screenshot exited {code}")
+        return _nonempty(target)
+
+    steps.run("render main window", render)
+
+
+def run_self_test(*, with_window: bool = True) -> int:
+    """Run every step; returns 0 only if all of them worked."""
+    steps = _Steps()
+    with tempfile.TemporaryDirectory(prefix="sessionlens-selftest-") as tmp:
+        out_dir = Path(tmp)
+        _pipeline(steps, out_dir)
+        if with_window:
+            _render_window(steps, out_dir)
+    verdict = "passed" if steps.failed == 0 else f"FAILED ({steps.failed} step(s))"
+    print(f"self-test {verdict}", flush=True)
+    return 0 if steps.failed == 0 else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run_self_test())

@@ -1,0 +1,103 @@
+"""The end-to-end run used by the CLI and the GUI: summarize, audit, quality loop."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sessionlens.engine import (
+    DEFAULT_SETTINGS, Completion, CompactionOptions, OfflineProvider, ProviderProfile,
+    SummarizationCancelled, compaction_record, plan_compaction, run_compaction,
+)
+from sessionlens.engine.prompts import REQUIRED_SECTIONS
+
+from factories import TranscriptBuilder
+
+
+def text_of(words: int) -> str:
+    return " ".join("lorem ipsum dolor sit amet".split()[i % 5] for i in range(words // 5))
+
+
+def _transcript():
+    b = TranscriptBuilder()
+    for i in range(12):
+        b.user(f"Please fix /srv/app/module_{i}.py and keep port 8080 {text_of(400)}")
+        call = b.call("read", path=f"/srv/app/module_{i}.py")
+        b.assistant(f"Reading module {i}", call, usage=1000 * (i + 1))
+        b.result(call, f"contents of module {i} {text_of(800)}")
+    b.user("Now write the release notes for 3f2a9c1d7e")
+    b.assistant("Writing them", usage=20_000)
+    return b.build()
+
+
+class _Scripted:
+    """A provider that writes ``bad`` until the prompt carries audit feedback, then ``good``."""
+
+    def __init__(self, bad: str, good: str | None = None) -> None:
+        self.bad, self.good = bad, good
+        self.calls = 0
+        self.saw_feedback = False
+
+    @property
+    def profile(self) -> ProviderProfile:
+        return ProviderProfile(name="scripted", kind="openai", model="script-1")
+
+    async def complete(self, request, *, on_delta=None):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        prompt = request.system + "".join(m.content for m in request.messages)
+        if "did not pass the quality audit" in prompt:
+            self.saw_feedback = True
+        answer = self.good if (self.saw_feedback and self.good) else self.bad
+        return Completion(text=answer, provider="scripted", model="script-1")
+
+
+def _plan(t):
+    return plan_compaction(t, DEFAULT_SETTINGS, manual=True, keep_recent_tokens=500)
+
+
+def test_offline_run_audits_the_summary_it_returns() -> None:
+    t = _transcript()
+    plan = _plan(t)
+    out = asyncio.run(run_compaction(t, plan, OfflineProvider(), CompactionOptions(
+        instructions="Focus on the module paths")))
+    for heading in REQUIRED_SECTIONS["structured"]:
+        assert heading in out.summary
+    assert out.audit.passed == all(c.passed for c in out.audit.checks)
+    assert out.quality.kept_attempt == 1 and len(out.quality.attempts) == 1
+    assert out.result.instructions == "Focus on the module paths"
+    assert out.tokens_after < plan.tokens_before
+    record = compaction_record(out)
+    assert record.summary == out.summary
+    assert record.first_kept_entry_id == plan.first_kept_entry_id
+    assert record.summarized_entry_ids == out.summarized_entry_ids
+
+
+def test_failed_audit_is_regenerated_and_the_better_attempt_kept() -> None:
+    t = _transcript()
+    plan = _plan(t)
+    good = asyncio.run(run_compaction(t, plan, OfflineProvider())).summary
+    provider = _Scripted("nothing useful here", good)
+    out = asyncio.run(run_compaction(t, plan, provider, CompactionOptions(quality_retries=2)))
+    assert provider.saw_feedback
+    first = out.quality.attempts[0].report
+    assert first is not None and not first.passed
+    assert len(out.quality.attempts) == 3  # one try plus two retries: none passed outright
+    assert out.quality.kept_attempt > 1
+    assert out.audit.checks_passed > first.checks_passed
+    assert out.summary.startswith(good.split("\n", 1)[0])
+    # the record keeps the user's instructions, not the audit feedback
+    assert out.result.instructions == ""
+
+
+def test_no_retry_keeps_the_failing_summary_and_says_so() -> None:
+    t = _transcript()
+    out = asyncio.run(run_compaction(t, _plan(t), _Scripted("nothing useful here")))
+    assert not out.audit.passed
+    assert [c.name for c in out.audit.checks if not c.passed]
+
+
+def test_cancel_propagates_and_nothing_is_kept() -> None:
+    t = _transcript()
+    with pytest.raises(SummarizationCancelled):
+        asyncio.run(run_compaction(t, _plan(t), OfflineProvider(), cancel=lambda: True))
