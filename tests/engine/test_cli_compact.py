@@ -177,3 +177,25 @@ def test_write_append_adds_the_compaction_to_the_file(tmp_path: Path,
     comp = next(x for x in added if x["type"] == "compaction")
     assert comp["summary"] == out["summary"]
     assert comp["firstKeptEntryId"] == out["first_kept_entry_id"]
+
+
+def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """QA: on a tiny transcript ``compact`` reported "tokens: 14 -> about 72" as if all were
+    well; the summary template alone outweighs what it replaces."""
+    s = SessionFile()
+    s.user("hi")
+    s.assistant("ok")
+    s.user("bye")
+    path = s.write(tmp_path / "tiny.jsonl")
+    code = main(["compact", str(path), "--json"])
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert code == 0 and out["tokens_after"] >= out["tokens_before"]
+    assert any("saves nothing" in w for w in out["warnings"])
+    assert "warning: the compacted context" in captured.err
+    big = session(tmp_path)
+    code = main(["compact", str(big), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["tokens_after"] < out["tokens_before"] or any(
+        "saves nothing" in w for w in out["warnings"])

@@ -113,3 +113,64 @@ def test_cli_runs_as_a_module(session_file: Path) -> None:
                           timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["active_path_length"] == 5
+
+
+def test_inspect_human_output_has_no_python_reprs(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """QA: a header-only file printed ``leaf None`` and ``messages 0`` with trailing blanks;
+    a session name was shown as a Python repr."""
+    p = tmp_path / "header-only.jsonl"
+    p.write_text(json.dumps(HEADER) + "\n" + json.dumps(
+        row("session_info", "n1", None, name="it's \"mine\"")) + "\n", encoding="utf-8")
+    header_only = tmp_path / "empty-session.jsonl"
+    header_only.write_text(json.dumps(HEADER) + "\n", encoding="utf-8")
+    assert main(["inspect", str(header_only)]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out and "leaf          (none)" in out
+    assert all(line == line.rstrip() for line in out.splitlines())
+    assert main(["inspect", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert 'name "it\'s \\"mine\\""' in out
+
+
+def test_inspect_human_totals_are_aligned(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [HEADER, msg("u1", None, "user")]
+    rows += [row("custom", f"x{i}", "u1" if i == 0 else f"x{i - 1}", customType="s")
+             for i in range(12)]
+    p = tmp_path / "wide.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["inspect", str(p)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    entries = next(x for x in lines if x.lstrip().startswith("entries"))
+    messages = next(x for x in lines if x.lstrip().startswith("messages"))
+    assert entries.index("   custom") == messages.index("   user")
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"", "empty file"),
+    (b"\x7fELF\x02\x01\x01\x00" * 64, "not a session transcript"),
+    (b'{"name": "pkg", "version": "1.0"}\n', "not a session transcript"),
+])
+def test_sessions_on_a_named_file_that_is_no_transcript(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       content: bytes, reason: str) -> None:
+    """QA: ``sessions FILE`` on an empty, binary or unrelated JSON file said "no sessions found"
+    and exited 0, as if the file were a folder without sessions."""
+    target = tmp_path / "thing.jsonl"
+    target.write_bytes(content)
+    assert main(["sessions", str(target)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "thing.jsonl" in captured.err and reason in captured.err
+
+
+def test_inspect_lists_diagnostics_in_file_order(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """QA: a parent cycle found on line 3 was listed after a bad line 5 (tree checks run
+    after the parse), so the list jumped back and forth through the file."""
+    rows = [HEADER, msg("c1", "c2", "user"), msg("c2", "c1", "user"), msg("u", None, "user")]
+    p = tmp_path / "order.jsonl"
+    p.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in rows) + b"[1]\n{bad\n")
+    r = run_json(capsys, "inspect", str(p))
+    lines = [d["line"] for d in r["diagnostics"]]
+    assert len(lines) == 3 and lines == sorted(lines)

@@ -216,6 +216,22 @@ def test_user_cut_on_a_tool_result_moves_to_its_call() -> None:
     assert "tool result must stay with the call" in cut.reason and "earlier" in cut.reason
 
 
+def test_reasons_count_one_entry_in_the_singular() -> None:
+    """QA: ``plan --cut`` said "moved 1 entries earlier" and "over 1 metadata entries"."""
+    path = _path(_two_turns())
+    one = snap_user_cut(path, 0, len(path), 2)
+    assert "moved 1 entry earlier" in one.reason and "1 entries" not in one.reason
+    b = TranscriptBuilder()
+    b.user(text_of(100))
+    b.assistant(text_of(100))
+    b.model_change()
+    b.user(text_of(100))
+    b.assistant(text_of(100))
+    snapped = _path(b)
+    cut = find_cut_point(snapped, 0, len(snapped), 150, _est(snapped))
+    assert "over 1 metadata entry that belongs with it" in cut.reason
+
+
 def test_user_cut_ties_go_earlier_and_far_points_go_to_the_nearest() -> None:
     b = TranscriptBuilder()
     u = b.user()

@@ -108,6 +108,26 @@ def test_discovery_scans_cheaply_and_skips_artifacts(tmp_path: Path) -> None:
     assert {s.kind for s in with_archives} == {"primary", "archive-reset", "checkpoint"}
 
 
+@pytest.mark.parametrize("tail", [b'{"type":"message","id":"zz","par', b"   ", b""])
+def test_listing_agrees_with_the_loader_on_a_cut_off_last_line(tmp_path: Path,
+                                                               tail: bytes) -> None:
+    """QA: `sessions` listed 119 entries for a file whose last line a writer cut off, while
+    `inspect` (rightly) loaded 118 and reported the cut line as a diagnostic."""
+    path = transcript(tmp_path / f"{UUID}.jsonl", n=4, compactions=1, sid=UUID)
+    path.write_bytes(path.read_bytes() + tail)
+    loaded = load_transcript(path)
+    (info,) = discover_sessions([path])
+    assert info.entries == len(loaded.entries)
+    assert info.compactions == len(loaded.compactions)
+
+
+def test_listing_counts_a_complete_last_line_without_newline(tmp_path: Path) -> None:
+    path = transcript(tmp_path / f"{UUID}.jsonl", n=4, compactions=1, sid=UUID)
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    (info,) = discover_sessions([path])
+    assert info.entries == len(load_transcript(path).entries)
+
+
 def test_other_agents_plug_in_their_folders_and_scanner(tmp_path: Path) -> None:
     folder = tmp_path / ".codex" / "sessions"
     folder.mkdir(parents=True)

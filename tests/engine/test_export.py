@@ -22,6 +22,8 @@ from sessionlens.engine.export import (
     make_bundle,
 )
 from sessionlens.engine.load import load_transcript
+from sessionlens.engine.persist import write_compaction
+from sessionlens.engine.successor import CompactionRecord
 
 FAKE_KEY = "sk-ant-api03-" + "Q" * 40
 HOSTILE = [
@@ -177,3 +179,26 @@ def test_sample_exports_validate(samples_dir: Path, tmp_path: Path) -> None:
             data = bundle_to_dict(bundle_for_compaction(transcript, comp.id))
             jsonschema.Draft202012Validator(export_schema()).validate(data)
             assert data["compaction_id"] == comp.id
+
+
+def test_export_of_a_sessionlens_compaction_names_its_provider(tmp_path: Path) -> None:
+    """QA: exporting a compaction SessionLens itself wrote said "Provider / model: not
+    recorded" although the entry's ``sessionlens`` field records them."""
+    path, ids = basic_session(tmp_path)
+    before = load_transcript(path)
+    record = CompactionRecord(structured_summary(), ids["kept"], 999, tokens_after=321,
+                              provider="offline", model="extractive", template="structured",
+                              audit_passed=True, instructions="focus on the parser")
+    written = write_compaction(before, record, "append", store_path=None)
+    after = load_transcript(path)
+    bundle = bundle_for_compaction(after, written.compaction_entry_id)
+    assert (bundle.provider, bundle.model) == ("offline", "extractive")
+    assert bundle.instructions == "focus on the parser"
+    assert bundle.settings["tokens_after"] == 321
+    data = json.loads(export_summary(bundle, "json", tmp_path / "o.json").read_text("utf-8"))
+    jsonschema.Draft202012Validator(export_schema()).validate(data)
+    assert (data["provider"], data["model"]) == ("offline", "extractive")
+    md = export_summary(bundle, "md", tmp_path / "o.md").read_text("utf-8")
+    assert "offline / extractive" in md
+    other = bundle_for_compaction(after, ids["compaction"])  # written by someone else
+    assert (other.provider, other.model, other.instructions) == (None, None, "")

@@ -26,6 +26,17 @@ def test_opaque_trims_uppercases_and_dedupes() -> None:
                    "C:\\Users\\me\\f.txt", "api.example.com:8443", "1234567")
 
 
+def test_opaque_trims_full_width_punctuation() -> None:
+    """QA: in sample 04 (Chinese prose) the strict audit demanded the identifier
+    ``https://github.com/42naodia/moltbot-config.git`）``: the backtick and the full-width
+    bracket were kept, so a summary holding the URL itself was failed."""
+    text = ("推送到 https://github.com/42naodia/moltbot-config.git`） 文件 （/srv/app/x.py）"
+            " 「C:\\Users\\me\\f.txt」， 端口 api.example.com:8443。")
+    assert extract_opaque_identifiers(text) == (
+        "https://github.com/42naodia/moltbot-config.git", "/srv/app/x.py",
+        "C:\\Users\\me\\f.txt", "api.example.com:8443")
+
+
 def test_opaque_drops_short_and_caps_at_twelve() -> None:
     assert extract_opaque_identifiers("12345 abc /a") == ()  # 5 digits, no path of 2+ chars
     many = " ".join(f"{i:08x}aa" for i in range(30))

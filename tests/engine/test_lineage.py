@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from factories import TranscriptBuilder
-from lineage_fixtures import ROOT_SID, make_chain, make_foreign, read_lines
+from lineage_fixtures import make_chain, make_foreign, read_lines
 from persist_fixtures import rich_session
 
 from sessionlens.engine.chain import build_chain, chain_to_json
 from sessionlens.engine.checkpoints import restore_checkpoint
+from sessionlens.engine.cli import main as cli
 from sessionlens.engine.lineage import branch_outline, build_lineage
 from sessionlens.engine.load import load_transcript
 from sessionlens.engine.persist import write_compaction
@@ -233,7 +234,8 @@ def test_sample_04_with_its_real_store(samples_dir: Path, tmp_path: Path) -> Non
 
 @pytest.mark.samples
 @pytest.mark.parametrize("prefix", ["07_", "09_"])
-def test_claude_and_codex_chains_know_their_ids(samples_dir: Path, prefix: str) -> None:
+def test_claude_and_codex_chains_know_their_ids(samples_dir: Path, prefix: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
     path = sample_path(samples_dir, prefix)
     objs = [json.loads(x) for x in path.read_bytes().split(b"\n") if x.strip()]
     if prefix == "07_":
@@ -246,4 +248,6 @@ def test_claude_and_codex_chains_know_their_ids(samples_dir: Path, prefix: str) 
     assert (link.session_id, link.compactions) == (sid, count)
     assert count > 0
     assert len(build_lineage(path).of_kind("compaction")) == count
-    assert ROOT_SID not in sid
+    assert cli(["chain", str(path), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["chain"]
+    assert (row["session_id"], row["compactions"]) == (sid, count)

@@ -265,3 +265,17 @@ def test_leftover_temp_names_are_not_transcripts(tmp_path: Path) -> None:
     name = f".abc.jsonl.0a1b2c3d4e5f{TEMP_SUFFIX}"
     assert is_temp_name(name) and classify_session_file(name) != "primary"
     assert not is_temp_name("abc.jsonl")
+
+
+@pytest.mark.parametrize("mode", ["append", "successor"])
+def test_written_paths_are_absolute_for_a_relative_transcript(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    """QA: ``compact s.jsonl --write append --json`` listed the checkpoint absolutely but the
+    transcript as plain ``s.jsonl``."""
+    rich_session(tmp_path, "s.jsonl")
+    monkeypatch.chdir(tmp_path)
+    res = write_compaction(load_transcript(Path("s.jsonl")), CompactionRecord("sum", None, 10),
+                           mode, store_path=None)  # type: ignore[arg-type]
+    assert res.written and all(p.is_absolute() and p.is_file() for p in res.written)
+    if mode == "append":
+        assert res.written[-1] == tmp_path / "s.jsonl"

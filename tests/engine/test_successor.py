@@ -221,6 +221,32 @@ def test_append_refuses_v1_and_foreign_formats(tmp_path: Path) -> None:
         append_compaction(t, _record([], None))
 
 
+@pytest.mark.parametrize(("lines", "expected"), [
+    ([{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "timestamp": "t",
+       "message": {"role": "user", "content": "hi"}}],
+     r"this is a Claude Code transcript \(claude-code\), which SessionLens never writes"),
+    ([{"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "cwd": "/w"}},
+      {"timestamp": "t", "type": "response_item",
+       "payload": {"type": "message", "role": "user", "content": []}}],
+     r"this is a Codex transcript \(codex\), which SessionLens never writes"),
+    ([{"type": "message", "id": "u1", "parentId": None, "timestamp": "t",
+       "message": {"role": "user", "content": "hi"}}],
+     r"the file has no session header line"),
+])
+def test_refusals_say_what_is_wrong(tmp_path: Path, lines: list[dict[str, object]],
+                                    expected: str) -> None:
+    """QA: both cases read "a openclaw-v3 transcript without a pi header cannot be written",
+    ungrammatical, and for a Claude Code or Codex file beside the point."""
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    t = load_transcript(path)
+    for write in (append_compaction, write_successor):
+        with pytest.raises(PersistError, match=expected):
+            write(t, _record([], None))
+    assert path.read_text(encoding="utf-8").count("\n") == len(lines)
+    assert [p.name for p in tmp_path.iterdir()] == ["s.jsonl"]
+
+
 @pytest.mark.samples
 def test_sample_04_round_trip(samples_dir: Path, tmp_path: Path) -> None:
     src = tmp_path / "76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl"

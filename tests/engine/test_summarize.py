@@ -295,3 +295,36 @@ def test_preview_shows_what_would_be_sent_and_secrets_in_it() -> None:
     assert prompts[0].lower().count("do not continue") == 1
     assert "[User]: deploy with token" in prompts[1] and "mind the deploy" in prompts[1]
     assert [f.kind for f in find_secrets("\n".join(prompts))] == ["github_token"]
+
+
+@pytest.mark.asyncio
+async def test_merge_that_overflows_is_done_in_halves(wire: WireServer) -> None:
+    t = small_transcript()
+    ids = tuple(e.id for e in t.entries)
+
+    def act(seen: object) -> Act:
+        prompt = prompt_of(seen)
+        if prompt.count("<partial-summary") > 2:
+            return Act("status", status=400, body=OVERFLOW)
+        return Act("stream", text=f"## Goal\n- call {len(wire.seen)}")
+
+    wire.chooser = act
+    plan = plan_for(t, chunks=tuple((i,) for i in ids[:-1]))  # five one-entry chunks
+    result = await summarize_plan(t, plan, build_provider(openai(wire)), retry=policy(FakeSleep()))
+    merges = [prompt_of(s).count("<partial-summary") for s in wire.seen[5:]]
+    # five overflow -> halves: two (fits), three (overflows -> one + two) -> then the pair
+    assert merges == [5, 2, 3, 2, 2, 2]
+    assert result.summary == f"## Goal\n- call {len(wire.seen)}"
+    assert result.chunks == 5 and not result.warnings
+
+
+@pytest.mark.asyncio
+async def test_merge_that_never_fits_keeps_the_rolling_summary(wire: WireServer) -> None:
+    t = small_transcript()
+    ids = tuple(e.id for e in t.entries)
+    wire.chooser = lambda s: Act("status", status=400, body=OVERFLOW) if \
+        "<partial-summary" in prompt_of(s) else Act("stream", text=f"ROLLING {len(wire.seen)}")
+    plan = plan_for(t, chunks=((ids[0],), (ids[1],)))
+    result = await summarize_plan(t, plan, build_provider(openai(wire)), retry=policy(FakeSleep()))
+    assert result.summary == "ROLLING 2"
+    assert any("kept the last one" in w for w in result.warnings)

@@ -22,8 +22,12 @@ import qasync
 from gui_flows import open_and_settle
 from gui_transcripts import entry, message, usage, write_rows
 
-from sessionlens.gui.app import AppContext
-from sessionlens.gui.compaction_mount import CompactionParts, mount_compaction
+from sessionlens.engine import ensure_tiktoken_data
+from sessionlens.gui.compaction_mount import CompactionParts, build_compaction, mount_compaction
+from sessionlens.gui.controller import SessionController
+from sessionlens.gui.paths import AppPaths
+from sessionlens.gui.prefs import Prefs
+from sessionlens.gui.tasks import TaskRunner
 
 #: A key-shaped secret and a URL password planted in a tool result (the scanner must find both).
 SECRET_KEY = "sk-proj-" + "Q7rT2vX9wK4mN8pL3sD6fG1hJ5"
@@ -118,27 +122,57 @@ def qloop(qapp: Any) -> Iterator[qasync.QEventLoop]:
     sys.set_asyncgen_hooks(*old_hooks)
 
 
-_MOUNTED: list[AppContext] = []
+@dataclass
+class Ctx:
+    """What the compaction parts need from the app: the session controller, the task runner
+    and the sandboxed paths; ``window`` is set when the real main window was built."""
+
+    controller: SessionController
+    tasks: TaskRunner
+    paths: AppPaths
+    window: Any = None
 
 
-@pytest.fixture(autouse=True)
-def _quiet_at_end(qtbot: Any, make_main_window: Any) -> Iterator[None]:
-    """Before the windows go away, let the session controller finish what an accept or undo
-    set off (reload, count, plan) so no job or timer outlives its window. (Depends on
-    make_main_window so that it is torn down first, while the windows still exist.)"""
-    yield
-    for ctx in _MOUNTED:
-        qtbot.waitUntil(lambda ctx=ctx: not ctx.controller.is_busy(), timeout=30_000)
-    qtbot.wait(150)
-    _MOUNTED.clear()
+@pytest.fixture
+def make_app(qtbot: Any, tmp_path: Path) -> Iterator[Any]:
+    """The app's session controller and task runner without the main window: the parts are
+    built standalone (faster, and no pyqtgraph plot per test). One test mounts them into the
+    real window through ``make_main_window``."""
+    made: list[Ctx] = []
+
+    def factory() -> Ctx:
+        paths = AppPaths.resolve(tmp_path / "basedir").ensure()
+        ensure_tiktoken_data(None)
+        tasks = TaskRunner()
+        ctx = Ctx(SessionController(tasks, Prefs(paths.settings_file)), tasks, paths)
+        made.append(ctx)
+        return ctx
+
+    yield factory
+    for ctx in made:
+        ctx.tasks.shutdown()
 
 
-def mount(qtbot: Any, ctx: AppContext, path: Path, *, keep_recent: int = 3000) -> CompactionParts:
-    """Mount the compaction tabs, open ``path`` and wait for a plan with ``keep_recent``."""
-    assert ctx.window is not None
-    _MOUNTED.append(ctx)
-    parts = mount_compaction(ctx.window, ctx.controller, ctx.tasks, ctx.paths)
+def settle(qtbot: Any, ctx: Any) -> None:
+    """Let the session controller finish what an accept or undo set off (reload, count,
+    plan) before the test ends, so no job or timer outlives the window."""
+    qtbot.waitUntil(lambda: not ctx.controller.is_busy(), timeout=30_000)
+    qtbot.wait(100)
+
+
+def mount(qtbot: Any, ctx: Any, path: Path, *, keep_recent: int = 3000,
+          wait_plan: bool = True) -> CompactionParts:
+    """Mount the compaction parts (as tabs when ``ctx`` has a window), open ``path`` and wait
+    for a plan with ``keep_recent``."""
+    if ctx.window is not None:
+        parts = mount_compaction(ctx.window, ctx.controller, ctx.tasks, ctx.paths)
+    else:
+        parts = build_compaction(ctx.controller, ctx.tasks, ctx.paths)
+        for widget in (parts.panel, parts.compare, parts.audit):
+            qtbot.addWidget(widget)
     open_and_settle(qtbot, ctx, path)
+    if not wait_plan:
+        return parts
     parts.panel.keep_recent.setValue(keep_recent)
     parts.panel.request_plan()
     qtbot.waitUntil(lambda: not parts.panel.form.replan_pending
@@ -226,7 +260,7 @@ def openai_server() -> Iterator[OpenAIServer]:
     server.close()
 
 
-def write_profiles(ctx: AppContext, url: str, *, timeout: float = 30.0) -> None:
+def write_profiles(ctx: Any, url: str, *, timeout: float = 30.0) -> None:
     """A profile for the local server in the sandboxed profiles file (no key needed)."""
     ctx.paths.profiles_file.write_text(json.dumps({"profiles": [{
         "name": "wire", "kind": "openai", "base_url": url, "model": "wire-model",

@@ -15,7 +15,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
+from sessionlens.gui import pyside_fixes
 from sessionlens.gui.app import AppContext, build, parse_args
+
+pyside_fixes.apply()  # PySide6 6.12.0 drops references to None/True on every call
 
 
 @pytest.fixture

@@ -171,3 +171,25 @@ def test_screenshot_command_writes_a_png(tmp_path: Path) -> None:
 
     img = QImage(str(out))
     assert (img.width(), img.height()) == (1200, 800)
+
+
+def test_many_emits_and_calls_do_not_exhaust_singletons() -> None:
+    """Guards the PySide6 reference-defect work-around (without it the process aborts)."""
+    from PySide6.QtCore import QObject, Signal
+
+    from sessionlens.gui import pyside_fixes
+
+    class Ticker(QObject):
+        tick = Signal(int)
+
+    pyside_fixes.apply()
+    ticker = Ticker()
+    seen: list[int] = []
+    ticker.tick.connect(seen.append)
+    for n in range(20_000):
+        ticker.tick.emit(n)
+        ticker.setObjectName("t")        # a method returning nothing
+    assert len(seen) == 20_000
+    if pyside_fixes.emit_drops_true_reference() or pyside_fixes.void_call_drops_none_reference():
+        assert sys.getrefcount(True) > pyside_fixes.PIN // 2
+        assert sys.getrefcount(None) > pyside_fixes.PIN // 2

@@ -9,13 +9,14 @@ from typing import Any
 
 from compaction_fixtures import (  # noqa: F401
     SESSION_ID,
-    _quiet_at_end,
     listing,
+    make_app,
     mount,
     qloop,
+    settle,
     write_session,
 )
-from gui_transcripts import read_rows
+from gui_transcripts import read_rows, small_session_rows, write_rows
 from PySide6.QtCore import Qt
 
 from sessionlens.engine import load_transcript
@@ -33,6 +34,7 @@ def _run(qtbot: Any, parts: Any, instructions: str = "") -> Any:
 
 def test_offline_run_writes_nothing_until_accept_then_successor_loads(
         qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path) -> None:
+    """In the real main window: the parts are its tabs, the timeline reloads after Accept."""
     folder = tmp_path / "sessions"
     path = write_session(folder, store=True)
     original = path.read_bytes()
@@ -78,6 +80,8 @@ def test_offline_run_writes_nothing_until_accept_then_successor_loads(
     # the timeline now shows the successor
     qtbot.waitUntil(lambda: ctx.controller.path == result.successor_path
                     and not ctx.controller.is_busy(), timeout=RUN_MS)
+    tabs = ctx.window.workbench
+    assert [tabs.tabText(i) for i in range(tabs.count())][-3:] == ["Compaction", "Compare", "Audit"]
     assert parts.panel.undo_button.isEnabled()
 
     with qtbot.waitSignal(parts.controller.undone, timeout=RUN_MS) as blocker:
@@ -86,14 +90,15 @@ def test_offline_run_writes_nothing_until_accept_then_successor_loads(
     original_rows = [r for r in read_rows(path) if r.get("type") != "session"]
     assert [e.id for e in restored.entries] == [r["id"] for r in original_rows]
     qtbot.waitUntil(lambda: ctx.controller.path == blocker.args[0].successor_path, timeout=RUN_MS)
+    settle(qtbot, ctx)
 
 
 def test_append_mode_changes_only_the_original_and_a_checkpoint(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path) -> None:
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     folder = tmp_path / "s"
     path = write_session(folder)
     n_before = len(read_rows(path))
-    ctx = make_main_window()
+    ctx = make_app()
     parts = mount(qtbot, ctx, path)
     before = listing(folder)
     record = _run(qtbot, parts)
@@ -108,15 +113,19 @@ def test_append_mode_changes_only_the_original_and_a_checkpoint(
     assert len(rows) == n_before + 1 and rows[-1]["type"] == "compaction"
     assert rows[-1]["summary"] == record.result.summary
     assert after[result.checkpoint_path.name] == before[path.name]
+    appended = load_transcript(path)
+    assert appended.entry(appended.leaf_id).type == "compaction"
+    assert len(load_transcript(result.checkpoint_path).entries) == n_before - 1  # no header
     qtbot.waitUntil(lambda: ctx.controller.transcript is not None
                     and ctx.controller.transcript.file_size == path.stat().st_size, timeout=RUN_MS)
+    settle(qtbot, ctx)
 
 
 def test_discard_and_cancelled_accept_write_nothing(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path) -> None:
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     folder = tmp_path / "s"
     path = write_session(folder, store=True)
-    ctx = make_main_window()
+    ctx = make_app()
     parts = mount(qtbot, ctx, path)
     before = listing(folder)
     _run(qtbot, parts)
@@ -131,9 +140,9 @@ def test_discard_and_cancelled_accept_write_nothing(
 
 
 def test_export_three_formats_and_ab_compare(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path) -> None:
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     path = write_session(tmp_path / "s")
-    ctx = make_main_window()
+    ctx = make_app()
     parts = mount(qtbot, ctx, path)
     first = _run(qtbot, parts, "first instructions")
     parts.panel.template.setCurrentText("safeguard")
@@ -143,8 +152,10 @@ def test_export_three_formats_and_ab_compare(
     left_title, left, right_title, right = parts.compare.texts()
     assert left == first.result.summary and right == second.result.summary
     assert parts.compare.ab.columnCount() == 2
-    assert "first instructions" in parts.compare.ab.item(1, 0).text()
-    assert "safeguard" in parts.compare.ab.item(2, 1).text()
+    ab = parts.compare.ab
+    rows = {ab.verticalHeaderItem(i).text(): i for i in range(ab.rowCount())}
+    assert "first instructions" in ab.item(rows["Instructions"], 0).text()
+    assert "safeguard" in ab.item(rows["Template / policy"], 1).text()
     assert parts.compare.left.toPlainText().strip() and parts.compare.right.toPlainText().strip()
 
     out = tmp_path / "exports"
@@ -162,9 +173,9 @@ def test_export_three_formats_and_ab_compare(
 
 
 def test_instruction_history_is_kept_in_qsettings(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path) -> None:
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     path = write_session(tmp_path / "s")
-    ctx = make_main_window()
+    ctx = make_app()
     parts = mount(qtbot, ctx, path)
     _run(qtbot, parts, "keep the deploy commands")
     _run(qtbot, parts, "keep every path")
@@ -178,9 +189,9 @@ def test_instruction_history_is_kept_in_qsettings(
 
 
 def test_dragged_cut_moves_the_planned_cut(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path) -> None:
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     path = write_session(tmp_path / "s")
-    ctx = make_main_window()
+    ctx = make_app()
     parts = mount(qtbot, ctx, path)
     plan = parts.controller.plan
     users = [i for i in plan.valid_cut_entry_ids if i.startswith("u")]
@@ -194,3 +205,32 @@ def test_dragged_cut_moves_the_planned_cut(
     ids = [r["id"] for r in read_rows(path) if r.get("type") != "session"]
     expected = ids[:ids.index(target)]
     assert list(parts.controller.plan.summarize_entry_ids) == expected
+
+
+def test_rerun_of_a_recorded_compaction_compares_with_what_it_wrote(
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    path = write_rows(tmp_path / "small.jsonl", small_session_rows())
+    rows = read_rows(path)
+    recorded = next(r for r in rows if r.get("type") == "compaction")
+    ctx = make_app()
+    parts = mount(qtbot, ctx, path, wait_plan=False)
+    compare = parts.compare
+    assert compare.compactions.currentData() == recorded["id"]
+    with qtbot.waitSignal(parts.controller.audit_ready, timeout=RUN_MS) as blocker:
+        qtbot.mouseClick(compare.rerun_button, Qt.MouseButton.LeftButton)
+    record = blocker.args[0]
+    assert record.rerun_of == recorded["id"]
+    assert record.recorded_summary == recorded["summary"]
+    # the re-run summarized what lies before the recorded firstKeptEntryId (read from the file)
+    order = [r["id"] for r in rows if r.get("type") != "session"]
+    first_kept = order.index(recorded["firstKeptEntryId"])
+    assert set(record.summarized_ids) <= set(order[:first_kept + 1])
+    assert compare.mode.currentData() == "recorded"
+    left_title, left, _right_title, right = compare.texts()
+    assert left == recorded["summary"] and right == record.result.summary
+    assert not parts.controller.can_accept() and not parts.panel.accept_button.isEnabled()
+    assert parts.audit.source.count() == 2
+    parts.audit.source.setCurrentIndex(1)
+    parts.audit.source.activated.emit(1)
+    assert parts.audit.report is record.recorded_report
+    assert recorded["id"] in parts.audit.verdict.text()

@@ -8,13 +8,14 @@ from typing import Any
 
 from compaction_fixtures import (  # noqa: F401
     SECRET_KEY,
-    _quiet_at_end,
     URL_PASSWORD,
     Script,
     listing,
+    make_app,
     mount,
     openai_server,
     qloop,
+    settle,
     write_profiles,
     write_session,
 )
@@ -26,10 +27,10 @@ from sessionlens.gui.views.outbound_preview import OutboundPreviewDialog
 RUN_MS = 30_000
 
 
-def _setup(qtbot: Any, make_main_window: Any, tmp_path: Path, server: Any) -> tuple[Any, Any, Path]:
+def _setup(qtbot: Any, make_app: Any, tmp_path: Path, server: Any) -> tuple[Any, Any, Path]:
     folder = tmp_path / "sessions"
     path = write_session(folder)
-    ctx = make_main_window()
+    ctx = make_app()
     write_profiles(ctx, server.url)
     parts = mount(qtbot, ctx, path)
     panel = parts.panel
@@ -43,8 +44,8 @@ def _sent_text(server: Any) -> str:
 
 
 def test_preview_is_exactly_what_is_sent_with_secrets_redacted(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path, openai_server: Any) -> None:
-    ctx, parts, folder = _setup(qtbot, make_main_window, tmp_path, openai_server)
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
+    ctx, parts, folder = _setup(qtbot, make_app, tmp_path, openai_server)
     seen: list[Any] = []
 
     def confirm(preview: Any, parent: Any) -> frozenset[str]:
@@ -77,8 +78,8 @@ def test_preview_is_exactly_what_is_sent_with_secrets_redacted(
 
 
 def test_a_ticked_secret_is_sent_and_the_others_stay_redacted(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path, openai_server: Any) -> None:
-    ctx, parts, _folder = _setup(qtbot, make_main_window, tmp_path, openai_server)
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
+    ctx, parts, _folder = _setup(qtbot, make_app, tmp_path, openai_server)
 
     def confirm(preview: Any, parent: Any) -> frozenset[str]:
         dlg = OutboundPreviewDialog(preview, parent)
@@ -98,8 +99,8 @@ def test_a_ticked_secret_is_sent_and_the_others_stay_redacted(
 
 
 def test_cancelling_the_preview_sends_nothing(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path, openai_server: Any) -> None:
-    ctx, parts, _folder = _setup(qtbot, make_main_window, tmp_path, openai_server)
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
+    ctx, parts, _folder = _setup(qtbot, make_app, tmp_path, openai_server)
     asked: list[Any] = []
     parts.panel._confirm_outbound = lambda p, _w: asked.append(p)  # returns None: cancelled
     parts.panel.run()
@@ -109,10 +110,10 @@ def test_cancelling_the_preview_sends_nothing(
 
 
 def test_slow_stream_keeps_the_ui_usable(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path, openai_server: Any) -> None:
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
     pieces = [f"word{i} " for i in range(30)]
     openai_server.script = Script(pieces=["## Goal\n", *pieces], delay=0.05)
-    ctx, parts, folder = _setup(qtbot, make_main_window, tmp_path, openai_server)
+    ctx, parts, folder = _setup(qtbot, make_app, tmp_path, openai_server)
     parts.panel._confirm_outbound = lambda p, _w: frozenset()
     ticks = [0]
     timer = QTimer(interval=10)
@@ -141,9 +142,9 @@ def test_slow_stream_keeps_the_ui_usable(
 
 
 def test_cancel_in_the_middle_stops_at_once_and_writes_nothing(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path, openai_server: Any) -> None:
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
     openai_server.script = Script(pieces=[f"w{i} " for i in range(400)], delay=0.05)
-    ctx, parts, folder = _setup(qtbot, make_main_window, tmp_path, openai_server)
+    ctx, parts, folder = _setup(qtbot, make_app, tmp_path, openai_server)
     parts.panel._confirm_outbound = lambda p, _w: frozenset()
     before = listing(folder)
     finished: list[Any] = []
@@ -166,9 +167,9 @@ def test_cancel_in_the_middle_stops_at_once_and_writes_nothing(
 
 
 def test_provider_error_is_shown_and_nothing_is_written(
-        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path, openai_server: Any) -> None:
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
     openai_server.script = Script(status=400, error="model 'wire-model' does not exist")
-    ctx, parts, folder = _setup(qtbot, make_main_window, tmp_path, openai_server)
+    ctx, parts, folder = _setup(qtbot, make_app, tmp_path, openai_server)
     parts.panel._confirm_outbound = lambda p, _w: frozenset()
     before = listing(folder)
     with qtbot.waitSignal(parts.controller.run_failed, timeout=RUN_MS) as blocker:

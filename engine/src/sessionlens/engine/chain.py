@@ -11,15 +11,17 @@ files, which have no such header, go through the loader's adapters instead.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 
+from .discovery import summarize_session_file
 from .model import Diagnostic
 from .session_classify import classify_session_file
-from .session_store import read_session_store, resolve_session_file
+from .session_store import foreign_basename, read_session_store, resolve_session_file
 
 __all__ = ["ChainLink", "ChainCheckpoint", "Chain", "build_chain", "build_session_chain",
            "read_header", "chain_to_json"]
@@ -90,25 +92,10 @@ def _parent_raw(header: dict[str, Any] | None) -> str | None:
     return None
 
 
-def _basename(raw: str) -> str:
-    return PureWindowsPath(raw).name if "\\" in raw else PurePosixPath(raw).name
-
-
 def _count_compactions(path: Path) -> int:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return 0
-    count = 0
-    for line in data.split(b"\n"):
-        if b'"compaction"' not in line:
-            continue
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        count += isinstance(obj, dict) and obj.get("type") == "compaction"
-    return count
+    """Compaction entries in a pi file, by the same quick scan ``sessions`` lists them with."""
+    info = summarize_session_file(path)
+    return info.compactions or 0 if info is not None else 0
 
 
 def _adapter_facts(path: Path) -> tuple[str | None, str | None, int]:
@@ -150,7 +137,7 @@ def _children_index(folder: Path) -> dict[str, list[Path]]:
             continue
         raw = _parent_raw(read_header(child))
         if raw:
-            index.setdefault(_basename(raw), []).append(child)
+            index.setdefault(foreign_basename(raw), []).append(child)
     return index
 
 
@@ -237,8 +224,38 @@ def _checkpoints(folder: Path, links: tuple[ChainLink, ...],
                     cp.checkpoint_id or None, cp.session_key, cp.created_at, cp.reason,
                     pre.leaf_id if pre else None, True, file is not None and file.is_file()))
     for name, file in files.items():
-        out.append(ChainCheckpoint(file, name.split(".checkpoint.")[0], file_exists=True))
+        out.append(ChainCheckpoint(file, name.split(".checkpoint.")[0],
+                                   leaf_id=_tail_leaf(file), file_exists=True))
     return tuple(out)
+
+
+def _tail_leaf(path: Path) -> str | None:
+    """The leaf of a checkpoint copy no store record describes: the id on its last line
+    that has one (pi's leaf is the last entry; OpenClaw reads checkpoints the same way).
+    None for v1 files, whose ids exist only once loaded, and for unreadable files."""
+    header = read_header(path)
+    if header is None or header.get("version") is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            block = min(size, 1 << 16)
+            while True:
+                fh.seek(size - block)
+                lines = fh.read(block).split(b"\n")
+                for raw in reversed(lines if block == size else lines[1:]):
+                    try:
+                        obj = orjson.loads(raw)
+                    except orjson.JSONDecodeError:
+                        continue
+                    if isinstance(obj, dict) and obj.get("type") != "session" and isinstance(
+                            obj.get("id"), str):
+                        return str(obj["id"])
+                if block == size:
+                    return None
+                block = min(size, block * 8)
+    except OSError:
+        return None
 
 
 def chain_to_json(chain: Chain) -> dict[str, Any]:

@@ -235,7 +235,9 @@ def find_cut_point(entries: Sequence[Entry], start: int, end: int, keep_recent_t
             break
     snapped = _snap_back_over_metadata(entries, cut, start)
     if snapped != cut:
-        reason += f"; moved back over {cut - snapped} metadata entries that belong with it"
+        n = cut - snapped
+        what = "entry that belongs" if n == 1 else "entries that belong"
+        reason += f"; moved back over {n} metadata {what} with it"
     return _finish(entries, start, end, snapped, reason)
 
 
@@ -272,7 +274,8 @@ def snap_user_cut(entries: Sequence[Entry], start: int, end: int, requested: int
         why = "it is not a message the kept part can start with"
     else:
         why = "it lies between a tool call and its results"
+    moved = abs(target - requested)
     reason = (f"{_describe(chosen)} cannot start the kept part ({why}); moved "
-              f"{abs(target - requested)} entries {direction} to {_describe(entries[target])}, "
-              "the nearest valid cut point")
+              f"{moved} {'entry' if moved == 1 else 'entries'} {direction} to "
+              f"{_describe(entries[target])}, the nearest valid cut point")
     return _finish(entries, start, end, target, reason)

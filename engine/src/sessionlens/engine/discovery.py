@@ -110,7 +110,11 @@ def _agent_of(path: Path) -> str | None:
 
 
 def _count_lines(mm: mmap.mmap | bytes) -> int:
-    """Non-blank lines (a blank run of ``\\n\\n`` is not an entry)."""
+    """Non-blank lines (a blank run of ``\\n\\n`` is not an entry).
+
+    A last line with no newline that is not JSON (a writer cut off mid-line) is not counted:
+    the loader reports it as a diagnostic, not an entry, and a listing must agree with it.
+    """
     size = len(mm)
     if size == 0:
         return 0
@@ -119,7 +123,14 @@ def _count_lines(mm: mmap.mmap | bytes) -> int:
     for pos in range(0, size, step):
         chunk = mm[pos:pos + step]
         n += chunk.count(b"\n") - chunk.count(b"\n\n") - chunk.count(b"\n\r\n")
-    return n + (0 if mm[size - 1:size] == b"\n" else 1)
+    if mm[size - 1:size] == b"\n":
+        return n
+    tail = bytes(mm[mm.rfind(b"\n") + 1:size]).removeprefix(b"\xef\xbb\xbf")
+    try:  # bad UTF-8 alone does not stop the loader from reading a line
+        orjson.loads(tail.decode("utf-8", errors="replace"))
+    except orjson.JSONDecodeError:
+        return n
+    return n + 1
 
 
 def _count_type(mm: mmap.mmap | bytes, etype: str) -> int:

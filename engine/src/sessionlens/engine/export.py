@@ -17,11 +17,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
+
 from .atomic import atomic_write_text
-from .audit import AuditReport, ClassCoverage, audit_compaction
+from .audit import AuditReport, ClassCoverage
+from .audit_successor import audit_compaction_in_chain
 from .dropped import DroppedItem, RecoveryPack, build_recovery_pack
 from .errors import ExportError, PersistError
-from .model import Transcript
+from .model import Entry, Transcript
 from .secrets import find_secrets, redact
 
 __all__ = [
@@ -128,21 +131,46 @@ def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
     )
 
 
+def _own_facts(transcript: Transcript, entry: Entry) -> dict[str, Any]:
+    """What SessionLens recorded about a compaction it wrote (its ``sessionlens`` field).
+
+    The loader keeps only the v3 fields of a compaction, so the namespaced block is read
+    back from the entry's own line; any other writer's entry simply has none."""
+    try:
+        obj = orjson.loads(transcript.raw_line(entry))
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    own = obj.get("sessionlens") if isinstance(obj, dict) else None
+    return own if isinstance(own, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def bundle_for_compaction(transcript: Transcript, compaction_id: str | None = None) -> ExportBundle:
     """Audit a compaction the transcript holds and bundle it for export.
 
-    The summarizer that wrote a historical compaction is not recorded in the file, so
-    provider and model stay empty; the settings are what the entry itself records."""
-    report = audit_compaction(transcript, compaction_id)
+    Provider, model and instructions come from the ``sessionlens`` field of a compaction
+    SessionLens wrote; other writers do not record them, so they stay empty. The settings
+    are what the entry itself records."""
+    audited = audit_compaction_in_chain(transcript, compaction_id)
+    report = audited.report
     entry = transcript.entry(report.compaction_id or "")
-    settings = {
+    own = _own_facts(transcript, entry)
+    settings: dict[str, Any] = {
         "tokens_before": entry.tokens_before,
         "first_kept_entry_id": entry.first_kept_entry_id,
         "from_hook": entry.from_hook,
         "identifier_policy": report.identifier_policy,
     }
+    if audited.span_source is not None:  # the covered entry ids are in this file
+        settings["summarized_entries_in"] = str(audited.span_source)
+    if isinstance(own.get("tokensAfter"), int):
+        settings["tokens_after"] = own["tokensAfter"]
     return make_bundle(transcript, entry.summary or "", report, template=report.template,
-                       settings=settings)
+                       provider=_text(own.get("provider")), model=_text(own.get("model")),
+                       instructions=_text(own.get("instructions")) or "", settings=settings)
 
 
 def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:

@@ -140,6 +140,16 @@ def check_lock(transcript_path: Path | str) -> LockInfo | None:
     return info
 
 
+def _write_new_file(path: Path, body: bytes) -> None:
+    """Create ``path`` (O_EXCL: FileExistsError if it exists) holding ``body``, synced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        os.write(fd, body)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _create_lock(target: Path, lock: Path, body: bytes) -> None:
     """Create ``lock`` exclusively, already holding our pid.
 
@@ -151,12 +161,7 @@ def _create_lock(target: Path, lock: Path, body: bytes) -> None:
     """
     tmp = lock.with_name(f".{lock.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            os.write(fd, body)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_new_file(tmp, body)
         try:
             os.link(tmp, lock)
         except FileExistsError:
@@ -165,12 +170,7 @@ def _create_lock(target: Path, lock: Path, body: bytes) -> None:
             raise LockHeldError(target, f"another process (pid {pid}) took {lock.name} "
                                 "just now; try again") from None
         except OSError:  # no hard links here: plain exclusive create
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                os.write(fd, body)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _write_new_file(lock, body)
     except FileExistsError:
         raise LockHeldError(target, f"{lock.name} was taken just now; try again") from None
     except OSError as exc:

@@ -83,8 +83,12 @@ _OPENCLAW_RE = re.compile("|".join(_OPENCLAW_PARTS), re.ASCII)
 _OPENCLAW_NO_HOST_RE = re.compile("|".join(p for i, p in enumerate(_OPENCLAW_PARTS) if i != 4),
                                   re.ASCII)
 _CHUNK = re.compile(r"\S+")
-_LEAD_TRIM = re.compile(r"^[(\"'`\[{<]+")
-_TAIL_TRIM = re.compile(r"[)\]\"'`,;:.!?<>]+$")
+#: Full-width and CJK brackets, quotes and stops: a URL written in Chinese or Japanese
+#: prose runs straight into them (``…config.git`）``), and no identifier ends with one.
+_WIDE_OPEN = "（［｛「『【〔〈《“‘"
+_WIDE_CLOSE = "）］｝」』】〕〉》”’，。、；：！？…"
+_LEAD_TRIM = re.compile(rf"^[(\"'`\[{{<{_WIDE_OPEN}]+")
+_TAIL_TRIM = re.compile(rf"[)\]\"'`,;:.!?<>{_WIDE_CLOSE}]+$")
 _PURE_HEX = re.compile(r"[A-Fa-f0-9]{8,}", re.ASCII)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Literal
 
 from .chain import Chain, ChainCheckpoint, ChainLink, build_chain, read_header
@@ -22,7 +22,7 @@ from .errors import SessionLensError
 from .lineage_branches import BranchOutline, OutlineNode, branch_outline
 from .model import Diagnostic, Transcript
 from .session_classify import classify_session_file
-from .session_store import read_session_store
+from .session_store import foreign_basename, read_session_store
 
 __all__ = [
     "NodeKind", "EdgeKind", "LineageNode", "LineageEdge", "Lineage", "build_lineage",
@@ -102,10 +102,6 @@ class Lineage:
                      if n.kind == "transcript" and n.exists and n.path is not None)
 
 
-def _name(raw: str) -> str:
-    return PureWindowsPath(raw).name if "\\" in raw else PurePosixPath(raw).name
-
-
 def _parent_key(path: Path) -> tuple[str | None, bool]:
     """The base name of a file's parent link, and whether it is a v1 ``branchedFrom``."""
     header = read_header(path)
@@ -114,7 +110,7 @@ def _parent_key(path: Path) -> tuple[str | None, bool]:
     for key in ("parentSession", "branchedFrom"):
         value = header.get(key)
         if isinstance(value, str) and value:
-            return _name(value), key == "branchedFrom"
+            return foreign_basename(value), key == "branchedFrom"
     return None, False
 
 

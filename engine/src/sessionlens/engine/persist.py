@@ -95,14 +95,25 @@ def _prepare_append(transcript: Transcript, data: bytes, record: CompactionRecor
     return post, write
 
 
-def write_successor(transcript: Transcript, compaction: CompactionRecord, *,
-                    now: datetime | None = None, sha256: str | None = None) -> WriteResult:
-    """Write only the successor transcript (no checkpoint, no store); the original stays."""
+Prepare = Callable[[Transcript, bytes, CompactionRecord, datetime | None],
+                   tuple[PostCompaction, Callable[[], object]]]
+
+
+def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: Prepare,
+                 now: datetime | None, sha256: str | None) -> PostCompaction:
+    """One write step on its own (no checkpoint, no store), under the lock, file unchanged."""
     require_writable(transcript)
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
-        post, write = _prepare_successor(transcript, data, compaction, now)
+        post, write = prepare(transcript, data, compaction, now)
         write()
+    return post
+
+
+def write_successor(transcript: Transcript, compaction: CompactionRecord, *,
+                    now: datetime | None = None, sha256: str | None = None) -> WriteResult:
+    """Write only the successor transcript (no checkpoint, no store); the original stays."""
+    post = _write_alone(transcript, compaction, _prepare_successor, now, sha256)
     return WriteResult(written=(post.path,), successor_path=post.path,
                        compaction_entry_id=post.compaction_entry_id,
                        session_id=post.session_id,
@@ -112,11 +123,7 @@ def write_successor(transcript: Transcript, compaction: CompactionRecord, *,
 def append_compaction(transcript: Transcript, compaction: CompactionRecord, *,
                       now: datetime | None = None, sha256: str | None = None) -> WriteResult:
     """Append the compaction entry to the original transcript (only on explicit request)."""
-    require_writable(transcript)
-    with hold_lock(transcript.path):
-        data = read_unchanged_bytes(transcript, sha256=sha256)
-        post, write = _prepare_append(transcript, data, compaction, now)
-        write()
+    post = _write_alone(transcript, compaction, _prepare_append, now, sha256)
     return WriteResult(written=(transcript.path,), compaction_entry_id=post.compaction_entry_id,
                        session_id=post.session_id,
                        first_kept_entry_id=post.first_kept_entry_id)
@@ -152,7 +159,9 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
             else:
                 write_main()  # raises before its rename, or has fully replaced the file
                 original = data  # from here on an undo must put the original back
-            written = list(created) if mode == "successor" else [checkpoint.path, post.path]
+            # absolute like the checkpoint's, also when the transcript was named relatively
+            written = (list(created) if mode == "successor"
+                       else [checkpoint.path, post.path.absolute()])
             store_written = False
             if store is not None:
                 edits = update_store(store, lambda obj: checkpoint_store_edit(

@@ -13,9 +13,9 @@ summarizer skips them.
 from __future__ import annotations
 
 import math
-from typing import cast
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from .chunks import (
     chunk_by_max_tokens,
@@ -201,6 +201,9 @@ def _choose_cut(path: Sequence[Entry], start: int, boundary: int | None, index: 
             raise PlanError(f"cut entry {cut_entry_id} is not on the active path")
         if at < start:
             assert boundary is not None
+            if at == boundary:
+                raise PlanError(f"cut entry {cut_entry_id} is the {path[boundary].type} that "
+                                "starts the compactable region; cut at an entry after it")
             raise PlanError(f"cut entry {cut_entry_id} lies before {path[boundary].type} "
                             f"{path[boundary].id}; it is no longer in the compactable region")
         return snap_user_cut(path, start, end, at)
@@ -223,30 +226,35 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     rule = cast(CutRule, cut_rule or settings.cut_rule or DEFAULT_CUT_RULE)
     if rule not in CUT_RULES:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
+    where = transcript.path
     path = transcript.path_entries()
     if not path:
-        raise PlanError("Nothing to compact: the active path is empty")
+        raise PlanError(f"{where}: Nothing to compact: the active path is empty")
     if path[-1].type == "compaction":
-        raise PlanError("Already compacted: the last entry on the active path is a compaction")
+        raise PlanError(f"{where}: Already compacted: the last entry on the active path is "
+                        "a compaction")
     start, boundary = region_bounds(path)
     end = len(path)
     if not any(is_message_entry(path[i]) for i in range(start, end)):
-        raise PlanError("Nothing to compact: no messages after the previous compaction")
+        raise PlanError(f"{where}: Nothing to compact: no messages after the previous compaction")
     boundary_entry = path[boundary] if boundary is not None else None
     previous = boundary_entry if boundary_entry is not None and (
         boundary_entry.type == "compaction") else None
     keep = keep_recent_tokens if keep_recent_tokens is not None else settings.keep_recent_tokens
     estimates = _estimates(path, start, tokens)
     index = {entry_id: i for i, entry_id in enumerate(transcript.active_path)}
-    cut = _choose_cut(path, start, boundary, index, estimates, cut_entry_id=cut_entry_id,
-                      manual=manual, keep=keep, explicit_keep=keep_recent_tokens is not None,
-                      rule=rule)
+    try:
+        cut = _choose_cut(path, start, boundary, index, estimates, cut_entry_id=cut_entry_id,
+                          manual=manual, keep=keep, explicit_keep=keep_recent_tokens is not None,
+                          rule=rule)
+    except PlanError as exc:
+        raise PlanError(f"{where}: {exc}") from None
     first = cut.first_kept_index
     history_end = cut.turn_start_index if cut.turn_start_index is not None else first
     summarized = path[start:history_end]
     prefix = path[history_end:first]
     if not any(is_message_entry(e) for e in (*summarized, *prefix)):
-        raise PlanError(f"Nothing to compact: the whole region is kept ({cut.reason})")
+        raise PlanError(f"{where}: Nothing to compact: the whole region is kept ({cut.reason})")
 
     window = context_window_of(path, settings, transcript.header)
     reserve = settings.reserve_for(window)

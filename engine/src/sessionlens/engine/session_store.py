@@ -21,7 +21,7 @@ from .model import Diagnostic
 
 __all__ = [
     "CheckpointPosition", "CompactionCheckpoint", "StoreRecord", "SessionStore",
-    "read_session_store", "resolve_session_file",
+    "foreign_basename", "read_session_store", "resolve_session_file",
 ]
 
 
@@ -86,7 +86,7 @@ class SessionStore:
         return next((r for r in self.records if r.session_key == session_key), None)
 
 
-def _basename(raw: str) -> str:
+def foreign_basename(raw: str) -> str:
     """Basename of a path written on any OS (``/`` or ``\\`` separators)."""
     return PureWindowsPath(raw).name if "\\" in raw else PurePosixPath(raw).name
 
@@ -100,7 +100,7 @@ def resolve_session_file(raw: str | None, session_id: str | None,
             return folder / given
         if given.is_absolute() and given.is_file():
             return given
-        return folder / _basename(raw)
+        return folder / foreign_basename(raw)
     if session_id:
         return folder / f"{session_id}.jsonl"
     return None

@@ -21,6 +21,7 @@ from typing import Any
 from .atomic import atomic_write_bytes
 from .errors import PersistError
 from .guard import hold_lock
+from .session_store import foreign_basename
 
 __all__ = [
     "STORE_FILE_NAME", "StoreLayout", "StoreEdit", "find_store", "detect_layout",
@@ -209,10 +210,6 @@ def update_store(store_path: Path | str,
     return edits
 
 
-def _basename(value: str) -> str:
-    return re.split(r"[\\/]", value)[-1]
-
-
 def matching_session_keys(store: Mapping[str, Any], transcript_path: Path,
                           session_id: str | None) -> list[str]:
     """Keys of the records that point at this transcript.
@@ -227,7 +224,7 @@ def matching_session_keys(store: Mapping[str, Any], transcript_path: Path,
             continue
         sfile = rec.get("sessionFile")
         if isinstance(sfile, str) and sfile:
-            if _basename(sfile) == name:
+            if foreign_basename(sfile) == name:
                 keys.append(key)
         elif session_id and rec.get("sessionId") == session_id:
             keys.append(key)

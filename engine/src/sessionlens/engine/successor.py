@@ -124,10 +124,18 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
     }
 
 
+_AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
+
+
 def require_writable(transcript: Transcript) -> None:
-    if transcript.format not in PI_FORMATS or transcript.header is None:
-        raise PersistError(transcript.path, f"a {transcript.format} transcript without a pi "
-                           "header cannot be written; only OpenClaw/pi files can")
+    if transcript.format not in PI_FORMATS:
+        agent = _AGENT_NAMES.get(transcript.format, transcript.format)
+        raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), which SessionLens "
+                           "never writes into (only OpenClaw/pi files); a compaction of it can "
+                           "be previewed and exported, not written")
+    if transcript.header is None:
+        raise PersistError(transcript.path, "the file has no session header line, so "
+                           "SessionLens cannot write a successor or append to it")
 
 
 # --------------------------------------------------------------------------- successor

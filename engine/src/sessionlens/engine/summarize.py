@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import PlanError, ProviderError, SummarizationCancelled
+from .errors import ContextOverflowError, PlanError, ProviderError, SummarizationCancelled
 from .model import Entry, FileOps, Transcript
 from .prompts import (
     SPLIT_TURN_HEADER,
@@ -184,6 +184,29 @@ class _Run:
         return text
 
 
+async def _merge(run: _Run, partials: list[str], budget: int, depth: int = 0) -> str:
+    """Merge partial summaries; if they do not fit the model together, merge halves first.
+    As a last resort keep the final rolling summary, which already carries the earlier
+    chunks (each chunk was summarized on top of the one before)."""
+    if len(partials) == 1:
+        return partials[0]
+    prompt = build_merge_prompt(partials, template=run.template, instructions=run.instructions,
+                                identifier_policy=run.policy, custom_identifiers=run.custom)
+    try:
+        return await run.call("merge", prompt, budget, parts=partials,
+                              label=f"merge of {len(partials)}")
+    except ContextOverflowError:
+        if len(partials) > 2 and depth < 3:
+            mid = len(partials) // 2
+            halves = [await _merge(run, partials[:mid], budget, depth + 1),
+                      await _merge(run, partials[mid:], budget, depth + 1)]
+            return await _merge(run, halves, budget, depth + 1)
+    run.warnings.append(f"{len(partials)} partial summaries did not fit the model's window "
+                        "together; kept the last one, which was written on top of the others")
+    run.emit("merge", run.warnings[-1])
+    return partials[-1]
+
+
 def _entries(transcript: Transcript, ids: Sequence[str]) -> list[Entry]:
     out = []
     for entry_id in ids:
@@ -234,9 +257,7 @@ async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) ->
     if len(partials) > 1:
         run.position = (len(chunks), len(chunks))
         run.emit("merge", f"merging {len(partials)} partial summaries")
-        prompt = build_merge_prompt(partials, template=run.template, instructions=run.instructions,
-                                    identifier_policy=run.policy, custom_identifiers=run.custom)
-        summary = await run.call("merge", prompt, budget, parts=partials, label="merge")
+        summary = await _merge(run, partials, budget)
     body = join_split_turn(summary, prefix) if prefix is not None else (summary or "")
     if not body:
         raise PlanError("the plan has nothing to summarize")

@@ -64,6 +64,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
 
     from sessionlens.engine import ensure_tiktoken_data, get_encoding
 
+    from . import pyside_fixes
     from .controller import SessionController
     from .icons import ICON_KEYS, icon
     from .paths import AppPaths, bundled_sample_path
@@ -72,6 +73,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .theme import apply_theme
     from .views.main_window import MainWindow
 
+    pyside_fixes.apply()  # before the first signal is emitted
     paths = AppPaths.resolve(args.basedir).ensure()
     # an explicit $TIKTOKEN_CACHE_DIR wins; otherwise the tokenizer data lives in our cache dir
     ensure_tiktoken_data(None if os.environ.get("TIKTOKEN_CACHE_DIR") else paths.tiktoken_cache)
@@ -83,7 +85,8 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     app = existing if isinstance(existing, QApplication) else QApplication(["sessionlens"])
     app.setApplicationName("SessionLens")
     app.setOrganizationName("sessionlens")
-    app.setDesktopFileName(APP_ID)
+    app.setDesktopFileName(APP_ID)  # Wayland app_id: ties windows to the .desktop file/icon
+    app.setWindowIcon(icon("app"))  # every window and dialog, from the master app icon
     for key in ICON_KEYS:  # SVG rasterising on first paint of a big timeline costs ~30 ms
         icon(key)
     if args.theme:

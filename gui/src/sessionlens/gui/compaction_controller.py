@@ -5,12 +5,14 @@ Cancel cancels that task at once and the run's late callbacks are ignored. Plann
 auditing, writing and exporting are engine calls run on the task pool. The panels get this
 object injected and only call its methods and listen to its signals.
 
-Mounting (see ``compaction_mount.mount_compaction``)::
+Mounting: one call in the composition root (``app.build``), after the window exists::
 
-    comp = CompactionController(session_controller, task_runner, parent=window)
-    panel = CompactionPanel(comp, CompactionPrefs(paths.settings_file),
-                            lambda: load_profiles(paths.profiles_file))
-    window.add_workbench_tab(panel, "Compaction")        # + CompareView, AuditPanel
+    from .compaction_mount import mount_compaction
+    ctx.compaction = mount_compaction(window, controller, tasks, paths)
+
+which builds this controller (parented to the window), the Compaction, Compare and Audit
+tabs (``MainWindow.add_workbench_tab``), and connects the audit panel's ``entry_activated``
+to ``SessionController.select`` and the session's dragged cut to the planned cut.
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ from sessionlens.engine import (
     summarize_plan,
     write_compaction,
 )
-
-from .compaction_run import RunOptions, RunRecord
-from .outbound import OutboundPreview, RedactingProvider, build_outbound_preview
+from sessionlens.gui.compaction_run import RunOptions, RunRecord
+from sessionlens.gui.outbound import OutboundPreview, RedactingProvider, build_outbound_preview
+from sessionlens.gui.pool_provider import PoolProvider
 
 if TYPE_CHECKING:
     import asyncio
@@ -54,9 +56,8 @@ if TYPE_CHECKING:
         Transcript,
         WriteResult,
     )
-
-    from .controller import SessionController
-    from .tasks import CancelCheck, Progress, TaskRunner
+    from sessionlens.gui.controller import SessionController
+    from sessionlens.gui.tasks import CancelCheck, Progress, TaskRunner
 
 
 def _error_text(exc: BaseException) -> str:
@@ -193,6 +194,8 @@ class CompactionController(QObject):
             return
         provider: Any = build_provider(options.profile, self._client)
         wrapper = RedactingProvider(provider, keep) if options.is_remote else None
+        if not options.is_remote:  # the offline summarizer is CPU work: keep it off the UI
+            provider = PoolProvider(provider, self._tasks)
         self._run_id += 1
         run_id = self._run_id
         coro = summarize_plan(
@@ -251,7 +254,7 @@ class CompactionController(QObject):
         def job(_p: Progress, _c: CancelCheck) -> AuditReport:
             return audit_summary(record.transcript, record.result.summary,
                                  summarized_entry_ids=record.summarized_ids, template=o.template,
-                                 identifier_policy=o.identifier_policy,  # type: ignore[arg-type]
+                                 identifier_policy=o.identifier_policy,
                                  custom_identifiers=o.custom_list)
 
         def done(report: AuditReport) -> None:
@@ -313,7 +316,8 @@ class CompactionController(QObject):
         t = record.transcript
 
         def job(_p: Progress, _c: CancelCheck) -> WriteResult:
-            return write_compaction(t, record.record(), mode)  # type: ignore[arg-type]
+            written: WriteResult = write_compaction(t, record.record(), mode)
+            return written
 
         self._tasks.run(job, on_done=self._on_written,
                         on_error=lambda e: self.write_failed.emit(_error_text(e)))
@@ -370,7 +374,7 @@ class CompactionController(QObject):
                                  provider=rec.result.provider, model=rec.result.model,
                                  template=rec.result.template,
                                  instructions=rec.result.instructions, settings=settings)
-            return export_summary(bundle, fmt, out)  # type: ignore[arg-type]
+            return Path(export_summary(bundle, fmt, out))
 
         self._tasks.run(job, on_done=lambda p: self.exported.emit(str(p)),
                         on_error=lambda e: self.export_failed.emit(_error_text(e)))

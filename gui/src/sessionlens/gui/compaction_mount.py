@@ -10,24 +10,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QObject
 
-from .compaction_controller import CompactionController
-from .compaction_prefs import CompactionPrefs
-from .profiles import load_profiles
-from .views.audit_panel import AuditPanel
-from .views.compaction_panel import CompactionPanel
-from .views.compare_view import CompareView
+from sessionlens.gui.compaction_controller import CompactionController
+from sessionlens.gui.compaction_prefs import CompactionPrefs
+from sessionlens.gui.profiles import load_profiles
+from sessionlens.gui.views.audit_panel import AuditPanel
+from sessionlens.gui.views.compaction_panel import CompactionPanel
+from sessionlens.gui.views.compare_view import CompareView
 
 if TYPE_CHECKING:
     import httpx
 
     from sessionlens.engine import RetryPolicy
-
-    from .controller import SessionController
-    from .paths import AppPaths
-    from .tasks import TaskRunner
-    from .views.main_window import MainWindow
+    from sessionlens.gui.controller import SessionController
+    from sessionlens.gui.paths import AppPaths
+    from sessionlens.gui.tasks import TaskRunner
+    from sessionlens.gui.views.main_window import MainWindow
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,20 +43,30 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("CompactionMount", text)
 
 
-def mount_compaction(window: MainWindow, session: SessionController, tasks: TaskRunner,
-                     paths: AppPaths, *, http_client: httpx.AsyncClient | None = None,
-                     retry: RetryPolicy | None = None) -> CompactionParts:
-    """Create the compaction parts, add them as workbench tabs and connect them."""
+def build_compaction(session: SessionController, tasks: TaskRunner, paths: AppPaths, *,
+                     http_client: httpx.AsyncClient | None = None,
+                     retry: RetryPolicy | None = None,
+                     parent: QObject | None = None) -> CompactionParts:
+    """Create the controller and the three views and connect them to the session."""
     comp = CompactionController(session, tasks, http_client=http_client, retry=retry,
-                                parent=window)
+                                parent=parent)
     panel = CompactionPanel(comp, CompactionPrefs(paths.settings_file),
                             lambda: load_profiles(paths.profiles_file))
     compare = CompareView(comp, panel.options)
     audit = AuditPanel(comp)
-    window.add_workbench_tab(panel, _tr("Compaction"))
-    window.add_workbench_tab(compare, _tr("Compare"))
-    window.add_workbench_tab(audit, _tr("Audit"))
     audit.entry_activated.connect(session.select)
     # the token view's dragged cut (SessionController.set_cut) becomes the panel's planned cut
     session.plan_ready.connect(lambda _plan: panel.set_cut_entry_id(session.cut_entry_id))
     return CompactionParts(comp, panel, compare, audit)
+
+
+def mount_compaction(window: MainWindow, session: SessionController, tasks: TaskRunner,
+                     paths: AppPaths, *, http_client: httpx.AsyncClient | None = None,
+                     retry: RetryPolicy | None = None) -> CompactionParts:
+    """Build the compaction parts and add them to the window as workbench tabs."""
+    parts = build_compaction(session, tasks, paths, http_client=http_client, retry=retry,
+                             parent=window)
+    window.add_workbench_tab(parts.panel, _tr("Compaction"))
+    window.add_workbench_tab(parts.compare, _tr("Compare"))
+    window.add_workbench_tab(parts.audit, _tr("Audit"))
+    return parts

@@ -27,7 +27,7 @@ class CompactionPrefs:
 
     def history(self) -> list[str]:
         raw = self._s.value(f"{_PREFIX}/history", [])
-        items = [raw] if isinstance(raw, str) else list(raw or [])
+        items = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else []
         return [str(i) for i in items if str(i).strip()]
 
     def remember(self, instructions: str) -> list[str]:

@@ -40,7 +40,7 @@ class RunOptions:
 
     @property
     def is_remote(self) -> bool:
-        return self.profile.kind != "offline"
+        return bool(self.profile.kind != "offline")
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,7 +44,7 @@ from .tasks import CancelCheck, Progress, TaskHandle, TaskRunner
 RELOAD_DEBOUNCE_MS = 700
 #: Pause before the next engine step starts (ms), so the UI paints the last result first
 #: instead of painting while a worker competes for the GIL.
-PAINT_FIRST_MS = 40
+PAINT_FIRST_MS = 120
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +192,8 @@ class SessionController(QObject):
     def cancel(self) -> None:
         """Stop loading/counting; whatever finished already stays on screen."""
         self._tasks.cancel_all()
+        self._step_timer.stop()
+        self._next_step = None
         self._load_handle = None
         self._set_busy(False)
         self.progress.emit("", 0, 0)

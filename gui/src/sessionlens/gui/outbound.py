@@ -93,7 +93,7 @@ def redact_outbound(text: str, keep: Collection[str] = ()) -> str:
     findings = find_secrets(text)
     if not findings:
         return text
-    return redact(text, [f for f in findings if text[f.start:f.end] not in keep])
+    return str(redact(text, [f for f in findings if text[f.start:f.end] not in keep]))
 
 
 def _secret_groups(texts: Sequence[str]) -> tuple[SecretGroup, ...]:

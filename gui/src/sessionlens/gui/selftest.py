@@ -2,7 +2,8 @@
 
 It runs the real pipeline on the bundled sample: load, count with the shipped tokenizer
 data, plan, an offline compaction with its audit, and an export in every format to a
-temporary folder; then it starts Qt offscreen-capable and renders the main window once.
+temporary folder (checked against the shipped JSON schema); it highlights code in both
+themes; then it starts Qt offscreen-capable and renders the main window once.
 Each step prints one line; the exit code is 0 only if every step worked. Packaging runs it
 inside the built bundle, where a missing data file or plugin shows up as a failed step.
 """
@@ -48,8 +49,16 @@ class _Steps:
 
 def _pipeline(steps: _Steps, out_dir: Path) -> None:
     from sessionlens.engine import (
-        DEFAULT_SETTINGS, CompactionOptions, OfflineProvider, count_tokens, ensure_tiktoken_data,
-        export_summary, load_transcript, make_bundle, plan_compaction, run_compaction,
+        DEFAULT_SETTINGS,
+        CompactionOptions,
+        OfflineProvider,
+        count_tokens,
+        ensure_tiktoken_data,
+        export_summary,
+        load_transcript,
+        make_bundle,
+        plan_compaction,
+        run_compaction,
     )
 
     transcript = steps.run("load bundled sample", lambda: load_transcript(bundled_sample()))
@@ -83,12 +92,35 @@ def _pipeline(steps: _Steps, out_dir: Path) -> None:
         target = out_dir / f"selftest-export.{fmt}"
         steps.run(f"export {fmt}", lambda fmt=fmt, target=target: _nonempty(
             export_summary(bundle, fmt, target)))
+    steps.run("export json has the schema's required keys",
+              lambda: _schema_keys(out_dir / "selftest-export.json"))
+    steps.run("highlight code (pygments, light and dark styles)", _highlight)
 
 
 def _nonempty(path: Path) -> Path:
     if not path.is_file() or path.stat().st_size == 0:
         raise RuntimeError(f"{path} was not written")
     return path
+
+
+def _schema_keys(export_json: Path) -> None:
+    """The shipped JSON schema loads (a data file a bundle can miss) and the export fits it."""
+    import json
+
+    from sessionlens.engine import export_schema
+
+    missing = set(export_schema()["required"]) - set(json.loads(export_json.read_text("utf-8")))
+    if missing:
+        raise RuntimeError(f"export lacks required keys {sorted(missing)}")
+
+
+def _highlight() -> None:
+    """Pygments finds its styles by name at run time, which a frozen bundle can miss."""
+    from .views.message_render import code_html
+
+    for dark in (False, True):
+        if "color" not in code_html('{"key": [1, true, null]}', "json", dark):
+            raise RuntimeError(f"no highlighting (dark={dark})")
 
 
 def _render_window(steps: _Steps, out_dir: Path) -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sessionlens.engine.audit import audit_compaction, audit_report_dict
+from sessionlens.engine.audit import audit_report_dict
+from sessionlens.engine.audit_successor import audit_compaction_in_chain
 from sessionlens.engine.cli.output import emit_json, emit_lines
 from sessionlens.engine.dropped import CLASS_TITLES, build_recovery_pack
 from sessionlens.engine.load import load_transcript
@@ -30,15 +31,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     transcript = load_transcript(args.file)
-    report = audit_compaction(transcript, args.compaction, identifier_policy=args.policy)
+    audited = audit_compaction_in_chain(transcript, args.compaction, identifier_policy=args.policy)
+    report = audited.report
     if args.json:
-        emit_json(audit_report_dict(report))
+        out = audit_report_dict(report)
+        out["span_source"] = None if audited.span_source is None else str(audited.span_source)
+        emit_json(out)
         return 0
     lines = [
         f"{transcript.path}  compaction {report.compaction_id}: "
         f"{'PASSED' if report.passed else 'FAILED'}",
         f"  template {report.template} (follows: {report.detected_template}); "
-        f"{len(report.summarized_entry_ids)} entries summarized",
+        f"{len(report.summarized_entry_ids)} entries summarized"
+        + (f" (read from the predecessor {audited.span_source})"
+           if audited.span_source is not None else ""),
     ]
     for c in report.checks:
         lines.append(f"  [{'ok' if c.passed else 'FAIL'}] {c.name}: {c.detail}")

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from sessionlens.engine.chain import build_chain, chain_to_json
-from sessionlens.engine.errors import LoadError
+from sessionlens.engine.load import detect_format
 
 from .output import emit_json, emit_lines
 
@@ -22,8 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
-    if not path.is_file():
-        raise LoadError(path, "no such file")
+    detect_format(path)  # a clear LoadError for a folder, an empty file or a non-transcript
     chain = build_chain(path)
     if args.json:
         emit_json(chain_to_json(chain))

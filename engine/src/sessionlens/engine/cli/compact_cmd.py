@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from sessionlens.engine.cli.args import non_negative_int, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines, warn
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.load import load_transcript
@@ -56,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--base-url", help="API base URL (OpenAI-compatible or Anthropic)")
     p.add_argument("--key-env", help="environment variable holding the API key ('' for none; "
                    "default none for a base URL on this machine)")
-    p.add_argument("--context-window", type=int, metavar="N", help="the model's context window")
+    p.add_argument("--context-window", type=positive_int, metavar="N", help="the model's context window")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S",
                    help="seconds to wait for an answer (default 120)")
     p.add_argument("--fallback-offline", action="store_true",
@@ -66,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--identifier-policy", choices=("strict", "off", "custom"), default="strict")
     p.add_argument("--identifier-instructions", default="",
                    help="the operator's identifier rules (with --identifier-policy custom)")
-    p.add_argument("--keep-recent", type=int, metavar="N", help="tokens to keep verbatim")
+    p.add_argument("--keep-recent", type=non_negative_int, metavar="N", help="tokens to keep verbatim")
     p.add_argument("--write", choices=("none", "successor", "append"), default="none",
                    help="none (default): print only; successor: new file + checkpoint; "
                         "append: add the compaction to FILE itself")
@@ -175,7 +176,11 @@ def run(args: argparse.Namespace) -> int:
     tokens_after = int(getattr(plan, "kept_tokens", 0)) + math.ceil(len(result.summary) / 4)
     written = [] if args.write == "none" else _write(args, transcript, plan, result,
                                                      tokens_after, report.passed)
-    for w in result.warnings:
+    warnings = list(result.warnings)
+    if tokens_after >= plan.tokens_before:
+        warnings.append(f"the compacted context (~{tokens_after:,} tokens) is not smaller than "
+                        f"before ({plan.tokens_before:,}): this compaction saves nothing")
+    for w in warnings:
         warn(f"warning: {w}")
     out = {
         "summary": result.summary,
@@ -190,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
         "stages": result.stages, "attempts": result.attempts,
         "usage": {"input_tokens": result.usage.input_tokens,
                   "output_tokens": result.usage.output_tokens, "cost": result.usage.cost},
-        "warnings": list(result.warnings),
+        "warnings": warnings,
     }
     if args.json:
         emit_json(out)

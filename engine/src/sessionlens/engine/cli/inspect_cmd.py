@@ -9,6 +9,7 @@ unreadable lines appear only under ``diagnostics``.
 from __future__ import annotations
 
 import argparse
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -55,24 +56,35 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base") -> dict[str, An
             "estimate": report.estimate_context,
         },
         "file_size": t.file_size,
+        # in file order: tree checks (cycles, ...) report after the line-by-line parse
         "diagnostics": [{"line": d.line, "reason": d.reason, "severity": d.severity}
-                        for d in t.diagnostics],
+                        for d in sorted(t.diagnostics, key=lambda d: (d.line is not None,
+                                                                      d.line or 0))],
     }
+
+
+def _counted(label: str, total: int, parts: dict[str, int], width: int) -> str:
+    """``label  total   kind n, kind n`` with the totals right-aligned to ``width``."""
+    line = f"  {label:<14}{total:>{width},}"
+    if parts:
+        line += "   " + ", ".join(f"{k} {v:,}" for k, v in parts.items())
+    return line
 
 
 def _human(s: dict[str, Any]) -> list[str]:
     tok = s["tokens"]
+    width = len(f"{max(s['entries']['total'], s['messages']['total']):,}")
     reported = "n/a" if tok["reported_context"] is None else f"{tok['reported_context']:,}"
     lines = [
         f"{s['path']}",
         f"  format        {s['format']}   session {s['session_id'] or '(no header)'}"
-        + (f"   name {s['session_name']!r}" if s["session_name"] else ""),
-        f"  entries       {s['entries']['total']:,}   "
-        + ", ".join(f"{k} {v}" for k, v in s["entries"]["by_type"].items()),
-        f"  messages      {s['messages']['total']:,}   "
-        + ", ".join(f"{k} {v}" for k, v in s["messages"]["by_role"].items()),
-        f"  compactions   {s['compactions']}",
-        f"  leaf          {s['leaf_id']}   active path {s['active_path_length']:,} entries",
+        + (f"   name {json.dumps(s['session_name'], ensure_ascii=False)}"
+           if s["session_name"] else ""),
+        _counted("entries", s["entries"]["total"], s["entries"]["by_type"], width),
+        _counted("messages", s["messages"]["total"], s["messages"]["by_role"], width),
+        f"  compactions   {s['compactions']:,}",
+        f"  leaf          {s['leaf_id'] or '(none)'}   active path "
+        f"{s['active_path_length']:,} entries",
         f"  context       {s['context_messages']:,} messages after replay",
         f"  tokens        reported {reported} | exact {tok['exact']:,} ({tok['encoding']})"
         f" | estimate {tok['estimate']:,} (chars/4)",

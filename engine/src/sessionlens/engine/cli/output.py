@@ -3,18 +3,32 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
 
+def _out(text: str) -> None:
+    """Write to stdout; a reader that went away (``... | head``) is not an error.
+
+    The rest of the output is sent to /dev/null so the interpreter's final flush does not
+    raise again (the recipe of Python's ``signal`` docs for SIGPIPE)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def emit_json(obj: Any) -> None:
     """Print exactly one JSON object on stdout."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
-    sys.stdout.write("\n")
+    _out(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
 def emit_lines(lines: list[str]) -> None:
-    sys.stdout.write("\n".join(lines) + "\n")
+    _out("\n".join(lines) + "\n")
 
 
 def warn(text: str) -> None:

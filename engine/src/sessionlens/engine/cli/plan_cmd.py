@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sessionlens.engine.cli.args import non_negative_int, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines
 from sessionlens.engine.cutpoints import CUT_RULES
 from sessionlens.engine.load import load_transcript
@@ -23,14 +24,14 @@ __all__ = ["plan_summary", "register", "run"]
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("plan", help="preview a compaction: cut point, summarized and kept entries")
     p.add_argument("file", type=Path, help="transcript file (.jsonl)")
-    p.add_argument("--keep-recent", type=int, metavar="N",
+    p.add_argument("--keep-recent", type=non_negative_int, metavar="N",
                    help=f"tokens to keep verbatim (default {DEFAULT_SETTINGS.keep_recent_tokens})")
-    p.add_argument("--reserve", type=int, metavar="N",
+    p.add_argument("--reserve", type=non_negative_int, metavar="N",
                    help=f"reserveTokens (default {DEFAULT_SETTINGS.reserve_tokens}; raised to the "
                         f"floor of {DEFAULT_SETTINGS.reserve_tokens_floor} unless --reserve-floor 0)")
-    p.add_argument("--reserve-floor", type=int, metavar="N",
+    p.add_argument("--reserve-floor", type=non_negative_int, metavar="N",
                    help="OpenClaw's reserveTokensFloor (0 disables it)")
-    p.add_argument("--context-window", type=int, metavar="N",
+    p.add_argument("--context-window", type=positive_int, metavar="N",
                    help="model context window (default: from the model in the transcript)")
     p.add_argument("--cut", metavar="ENTRY_ID", help="cut here (moved to the nearest valid point)")
     p.add_argument("--manual", action="store_true",

@@ -11,6 +11,7 @@ from typing import Any
 
 from sessionlens.engine.discovery import SessionInfo, default_session_dirs, discover_sessions
 from sessionlens.engine.errors import LoadError
+from sessionlens.engine.load import detect_format
 from sessionlens.engine.session_classify import SESSION_FILE_KINDS
 
 from .output import emit_json, emit_lines, warn
@@ -41,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     if args.dir is not None:
         if not args.dir.exists():
             raise LoadError(args.dir, "no such file or folder")
+        if args.dir.is_file():
+            detect_format(args.dir)  # a named file that is no transcript is an error, not "none"
         dirs = [args.dir]
     else:
         dirs = default_session_dirs()

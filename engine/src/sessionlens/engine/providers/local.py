@@ -62,6 +62,9 @@ class LocalModelServer:
         params.cpuparams_batch.n_threads = threads
         params.hostnames = ["127.0.0.1"]
         params.port = 0
+        # llama.cpp logs every load step and generation tick to stderr at its default
+        # verbosity 3, which buried the CLI's own output; failures still reach us as errors.
+        params.verbosity = 0
         self._server: Any = xlc.Server(params)
         self.base_url: str = str(self._server.listening_address).rstrip("/")
 
@@ -108,7 +111,19 @@ class LocalProvider:
                                                     base_url=self._server.base_url, key_env=None,
                                                     model=path.stem)
                 self._inner = OpenAIProvider(inner_profile, self._client)
+                served = await self._served_window(self._server.base_url)
+                if served:  # the server may cap the window at what the model was trained on
+                    self._profile = dataclasses.replace(self._profile, context_window=served)
             return self._server.base_url
+
+    async def _served_window(self, base_url: str) -> int | None:
+        """The context size the llama.cpp server actually runs with (``/props``), if it says."""
+        try:
+            async with httpx.AsyncClient() as client:
+                props = (await client.get(base_url + "/props", timeout=10.0)).json()
+            return int(props["default_generation_settings"]["n_ctx"])
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            return None
 
     async def complete(self, request: CompletionRequest, *,
                        on_delta: DeltaCallback | None = None) -> Completion:

@@ -24,11 +24,10 @@ _Index = QModelIndex | QPersistentModelIndex
 
 
 def class_title(cls: str) -> str:
-    return CLASS_TITLES.get(cls, cls)
+    return str(CLASS_TITLES.get(cls, cls))
 
 
 class _ReportModel(QAbstractTableModel):
-    headers: tuple[str, ...] = ()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -36,6 +35,10 @@ class _ReportModel(QAbstractTableModel):
 
     def _items(self, report: AuditReport) -> tuple[Any, ...]:
         """The part of the report this model shows (each subclass picks its own)."""
+        return ()
+
+    def headers(self) -> tuple[str, ...]:
+        """Column titles (each subclass names its own, translated)."""
         return ()
 
     def set_report(self, report: AuditReport | None) -> None:
@@ -50,19 +53,20 @@ class _ReportModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.headers)
+        return 0 if parent.isValid() else len(self.headers())
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.tr(self.headers[section])
+            return self.headers()[section]
         return None
 
 
 class ChecksModel(_ReportModel):
     """One row per audit check: name, pass/fail (with an icon), the engine's detail."""
 
-    headers = ("Check", "Result", "Reason")
+    def headers(self) -> tuple[str, ...]:
+        return self.tr("Check"), self.tr("Result"), self.tr("Reason")
 
     def _items(self, report: AuditReport) -> tuple[Any, ...]:
         return tuple(report.checks)
@@ -92,7 +96,8 @@ class ChecksModel(_ReportModel):
 class CoverageModel(_ReportModel):
     """Identifier survival per class: kept, total and the ratio (drawn as a bar)."""
 
-    headers = ("Class", "Kept", "Total", "Coverage")
+    def headers(self) -> tuple[str, ...]:
+        return self.tr("Class"), self.tr("Kept"), self.tr("Total"), self.tr("Coverage")
 
     def _items(self, report: AuditReport) -> tuple[Any, ...]:
         return tuple(c for c in report.coverage if c.total > 0)
@@ -117,7 +122,8 @@ class CoverageModel(_ReportModel):
 class DroppedModel(_ReportModel):
     """Every entity of the span the summary lacks; activating a row names its first entry."""
 
-    headers = ("Class", "Value", "Entries")
+    def headers(self) -> tuple[str, ...]:
+        return self.tr("Class"), self.tr("Value"), self.tr("Entries")
 
     def _items(self, report: AuditReport) -> tuple[Any, ...]:
         return tuple(report.dropped)

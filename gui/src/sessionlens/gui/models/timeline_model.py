@@ -29,6 +29,8 @@ class TimelineModel(QAbstractListModel):
         self._visible: tuple[int, ...] | None = None
         self._tokens: TokenReport | None = None
         self._row_of_id: dict[str, int] = {}
+        #: Qt asks for rowCount once per row while laying out (via index()); keep it one lookup
+        self._count = 0
 
     # feeding ------------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[TimelineRow], visible: tuple[int, ...] | None = None) -> None:
@@ -36,6 +38,7 @@ class TimelineModel(QAbstractListModel):
         self.beginResetModel()
         self._rows = tuple(rows)
         self._visible = visible
+        self._count = len(self._rows) if visible is None else len(visible)
         self._row_of_id = {}
         self.endResetModel()
 
@@ -43,13 +46,14 @@ class TimelineModel(QAbstractListModel):
         """Show only these row indexes (None shows all)."""
         self.beginResetModel()
         self._visible = visible
+        self._count = len(self._rows) if visible is None else len(visible)
         self._row_of_id = {}
         self.endResetModel()
 
     def set_tokens(self, report: TokenReport | None) -> None:
+        """New counts; the view repaints what is on screen (no dataChanged over 100k rows,
+        which would make QListView re-lay out every row through Python)."""
         self._tokens = report
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0), self.index(self.rowCount() - 1), [TokensRole])
 
     # reading ------------------------------------------------------------------------------
     @property
@@ -66,9 +70,7 @@ class TimelineModel(QAbstractListModel):
         return self._row_of_id.get(entry_id)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        if parent.isValid():
-            return 0
-        return len(self._rows) if self._visible is None else len(self._visible)
+        return 0 if parent.isValid() else self._count
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= self.rowCount():

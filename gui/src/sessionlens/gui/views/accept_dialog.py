@@ -28,42 +28,31 @@ from sessionlens.engine import CHECKPOINT_MARK, find_store, require_writable
 
 if TYPE_CHECKING:
     from sessionlens.engine import Transcript
-
-    from ..compaction_controller import RunRecord
+    from sessionlens.gui.compaction_run import RunRecord
 
 MODES = ("successor", "append")
 
 
 @dataclass(frozen=True, slots=True)
 class PlannedWrite:
-    """One file the write will create or change."""
+    """One file the write will create or change: checkpoint, successor, append or store."""
 
     kind: str
     path: str
-    note: str
 
 
 def planned_writes(transcript: Transcript, mode: str) -> tuple[PlannedWrite, ...]:
     """What ``write_compaction(transcript, record, mode)`` will write, in write order."""
     folder = transcript.path.absolute().parent
     sid = transcript.session_id or transcript.path.stem
-    out = [PlannedWrite("checkpoint", str(folder / f"{sid}{CHECKPOINT_MARK}<uuid>.jsonl"),
-                        "new file: a copy of the transcript as it is now (Undo restores it)")]
+    out = [PlannedWrite("checkpoint", str(folder / f"{sid}{CHECKPOINT_MARK}<uuid>.jsonl"))]
     if mode == "successor":
-        out.append(PlannedWrite("successor", str(folder / "<timestamp>_<new session id>.jsonl"),
-                                f"new file: kept entries + the new compaction; its header "
-                                f"names {transcript.path.name} as parent. The original is "
-                                "not modified."))
+        out.append(PlannedWrite("successor", str(folder / "<timestamp>_<new session id>.jsonl")))
     else:
-        out.append(PlannedWrite("append", str(transcript.path.absolute()),
-                                "the ORIGINAL transcript: the compaction entry is appended "
-                                "(the file is rewritten atomically)"))
+        out.append(PlannedWrite("append", str(transcript.path.absolute())))
     store = find_store(folder)
     if store is not None:
-        what = "compaction count and checkpoint record"
-        if mode == "successor":
-            what += "; sessionId/sessionFile point at the successor"
-        out.append(PlannedWrite("store", str(store), f"updated: {what}"))
+        out.append(PlannedWrite("store", str(store)))
     return tuple(out)
 
 
@@ -129,12 +118,32 @@ class AcceptDialog(QDialog):
     def planned(self) -> tuple[PlannedWrite, ...]:
         return planned_writes(self._t, self.mode())
 
+    def _describe(self, w: PlannedWrite) -> tuple[str, str]:
+        if w.kind == "checkpoint":
+            return self.tr("Checkpoint"), self.tr(
+                "new file: a copy of the transcript as it is now (Undo restores it)")
+        if w.kind == "successor":
+            return self.tr("Successor"), self.tr(
+                "new file: the kept entries and the new compaction; its header names %1 as "
+                "parent. The original is not modified.").replace("%1", self._t.path.name)
+        if w.kind == "append":
+            return self.tr("Original"), self.tr(
+                "the ORIGINAL transcript: the compaction entry is appended (the file is "
+                "rewritten atomically)")
+        if self.mode() == "successor":
+            return self.tr("Session store"), self.tr(
+                "updated: compaction count, a checkpoint record; sessionId and sessionFile "
+                "point at the successor")
+        return self.tr("Session store"), self.tr(
+            "updated: compaction count and a checkpoint record")
+
     def _refresh(self) -> None:
         self.files.clear()
         for w in self.planned():
-            item = QTreeWidgetItem([self.tr(w.kind), w.path, self.tr(w.note)])
+            title, note = self._describe(w)
+            item = QTreeWidgetItem([title, w.path, note])
             item.setToolTip(1, w.path)
-            item.setToolTip(2, w.note)
+            item.setToolTip(2, note)
             self.files.addTopLevelItem(item)
         for col in (0, 1):
             self.files.resizeColumnToContents(col)

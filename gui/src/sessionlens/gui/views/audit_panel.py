@@ -32,13 +32,18 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.engine import build_recovery_pack
-
-from ..models.audit_models import ChecksModel, CoverageModel, DroppedModel, ItemRole, RatioRole
+from sessionlens.gui.models.audit_models import (
+    ChecksModel,
+    CoverageModel,
+    DroppedModel,
+    ItemRole,
+    RatioRole,
+)
 
 if TYPE_CHECKING:
     from sessionlens.engine import AuditReport, RecoveryPack
-
-    from ..compaction_controller import CompactionController, RunRecord
+    from sessionlens.gui.compaction_controller import CompactionController
+    from sessionlens.gui.compaction_run import RunRecord
 
 PASS_COLOR = "#1a7f37"
 FAIL_COLOR = "#cf222e"
@@ -53,7 +58,7 @@ class _BarDelegate(QStyledItemDelegate):
         if ratio is None:
             super().paint(painter, option, index)
             return
-        r: QRect = option.rect.adjusted(3, 4, -3, -4)  # type: ignore[attr-defined]
+        r: QRect = option.rect.adjusted(3, 4, -3, -4)
         painter.save()
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor("#d0d7de"))
@@ -151,7 +156,7 @@ class AuditPanel(QWidget):
         split.addWidget(self.checks)
         split.addWidget(lower)
         split.addWidget(pack_box)
-        split.setSizes([190, 220, 200])
+        split.setSizes([160, 250, 210])
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(self.verdict, 1)
@@ -226,9 +231,9 @@ class AuditPanel(QWidget):
         self.checks.resizeRowsToContents()
 
     # slots ---------------------------------------------------------------------------------------
-    def _set_pack_enabled(self, enabled: bool) -> None:
-        self.copy_instruction.setEnabled(enabled)
-        self.copy_addendum.setEnabled(enabled)
+    def _set_pack_enabled(self, dropped: bool) -> None:
+        self.copy_instruction.setEnabled(self.pack is not None)
+        self.copy_addendum.setEnabled(dropped)
 
     def _copy(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)

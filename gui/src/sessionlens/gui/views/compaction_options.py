@@ -26,13 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.engine import IDENTIFIER_POLICIES, TEMPLATES
-
-from ..compaction_run import RunOptions
+from sessionlens.gui.compaction_run import RunOptions
 
 if TYPE_CHECKING:
     from sessionlens.engine import CompactionSettings, ProviderProfile
-
-    from ..compaction_prefs import CompactionPrefs
+    from sessionlens.gui.compaction_prefs import CompactionPrefs
 
 _REPLAN_MS = 300
 

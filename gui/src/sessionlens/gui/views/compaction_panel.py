@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..compaction_controller import CompactionController
-from ..compaction_run import RunOptions, RunRecord
-from .accept_dialog import AcceptDialog
-from .compaction_options import CompactionOptionsForm
-from .outbound_preview import OutboundPreviewDialog
+from sessionlens.gui.compaction_controller import CompactionController
+from sessionlens.gui.compaction_run import RunOptions, RunRecord
+from sessionlens.gui.views.accept_dialog import AcceptDialog
+from sessionlens.gui.views.compaction_options import CompactionOptionsForm
+from sessionlens.gui.views.outbound_preview import OutboundPreviewDialog
 
 if TYPE_CHECKING:
     from sessionlens.engine import (
@@ -41,9 +41,8 @@ if TYPE_CHECKING:
         Transcript,
         WriteResult,
     )
-
-    from ..compaction_prefs import CompactionPrefs
-    from ..outbound import OutboundPreview
+    from sessionlens.gui.compaction_prefs import CompactionPrefs
+    from sessionlens.gui.outbound import OutboundPreview
 
 #: (preview, parent) -> secrets to keep, or None when the user cancels.
 ConfirmOutbound = Callable[["OutboundPreview", QWidget], "frozenset[str] | None"]
@@ -80,7 +79,7 @@ class CompactionPanel(QWidget):
                  ask_save_path: AskSavePath = _dialog_save,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.c, self._prefs, self._profiles = controller, prefs, profiles
+        self.c = controller
         self._confirm_outbound, self._confirm_accept = confirm_outbound, confirm_accept
         self._ask_save_path = ask_save_path
         self._pending: RunOptions | None = None

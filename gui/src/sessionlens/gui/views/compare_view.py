@@ -8,6 +8,7 @@ panel's current options (through the controller), to see what another prompt wou
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
@@ -28,22 +30,29 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.engine import CHARS_PER_TOKEN, serialize_entries
-
-from ..models.audit_models import class_title
-from .diff_html import DISPLAY_LIMIT, marked_text, side_by_side
+from sessionlens.gui.models.audit_models import class_title
+from sessionlens.gui.views.diff_html import DISPLAY_LIMIT, marked_text, side_by_side
 
 if TYPE_CHECKING:
-    from ..compaction_controller import CompactionController, RunOptions, RunRecord
+    from sessionlens.gui.compaction_controller import CompactionController
+    from sessionlens.gui.compaction_run import RunOptions, RunRecord
 
-MODES = (("previous", "New summary vs previous summary"),
-         ("source", "New summary vs the text it replaces"),
-         ("ab", "A/B: the last two runs"),
-         ("recorded", "Re-run vs what the compaction recorded"))
+MODES = ("previous", "source", "ab", "recorded")
 _BATCH = 200
+#: The source text is marked and laid out on the UI thread: show at most this much of it.
+SOURCE_LIMIT = 60_000
 
 
 def _tokens(text: str) -> int:
-    return -(-len(text) // CHARS_PER_TOKEN)
+    return int(-(-len(text) // CHARS_PER_TOKEN))
+
+
+def _coverage_cell(record: RunRecord, cls: str) -> str:
+    report = record.report
+    if report is None:
+        return "-"
+    return next((f"{c.found}/{c.total} ({c.ratio:.0%})" for c in report.coverage
+                 if c.cls == cls and c.total), "-")
 
 
 class CompareView(QWidget):
@@ -54,8 +63,12 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.c, self._options = controller, options
         self.mode = QComboBox()
-        for key, text in MODES:
-            self.mode.addItem(self.tr(text), key)
+        titles = (self.tr("New summary vs previous summary"),
+                  self.tr("New summary vs the text it replaces"),
+                  self.tr("A/B: the last two runs"),
+                  self.tr("Re-run vs what the compaction recorded"))
+        for key, text in zip(MODES, titles, strict=True):
+            self.mode.addItem(text, key)
         self.mode.currentIndexChanged.connect(lambda _i: self.refresh())
         self.counts = QLabel()
         self.counts.setWordWrap(True)
@@ -92,7 +105,7 @@ class CompareView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(panes)
         split.addWidget(self.ab)
-        split.setSizes([520, 170])
+        split.setSizes([470, 250])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(rerun)
@@ -100,7 +113,7 @@ class CompareView(QWidget):
         layout.addWidget(split, 1)
 
         controller.run_finished.connect(self._on_run)
-        controller.audit_ready.connect(lambda _r: (self.refresh(), self._fill_ab()))
+        controller.audit_ready.connect(self._on_audit)
         controller.runs_changed.connect(self._fill_ab)
         controller.session.loaded.connect(lambda _t: self._fill_compactions())
         self._fill_compactions()
@@ -174,19 +187,25 @@ class CompareView(QWidget):
             "%1", f"{int(rec.plan.tokens_before):,}").replace("%2", f"{rec.tokens_after:,}").replace(
             "%3", f"{_tokens(before):,}").replace("%4", f"{_tokens(after):,}").replace(
             "%5", str(diff.added)).replace("%6", str(diff.removed)).replace("%7", str(diff.changed))
+        if diff.identical and before:
+            text += self.tr(" · the two texts are identical")
         if diff.truncated:
             text += self.tr(" (long text: only the first %1 characters are shown)").replace(
                 "%1", f"{DISPLAY_LIMIT:,}")
         self.counts.setText(text)
 
     # internals -----------------------------------------------------------------------------------
+    def _on_audit(self, _record: RunRecord) -> None:
+        self.refresh()
+        self._fill_ab()
+
     def _show_marked(self, rec: RunRecord, before: str, after: str, dark: bool) -> None:
         """Source vs summary: mark the audit's kept and dropped entities on both sides."""
         report = rec.report
         dropped = [d.value for d in report.dropped] if report is not None else []
         lost = set(dropped)
         kept = [e.value for e in report.entities if e.value not in lost] if report else []
-        left, cut = marked_text(before, kept=kept, dropped=dropped, dark=dark)
+        left, cut = marked_text(before, kept=kept, dropped=dropped, dark=dark, limit=SOURCE_LIMIT)
         right, _ = marked_text(after, kept=kept, dark=dark)
         self.left.setHtml(left)
         self.right.setHtml(right)
@@ -201,7 +220,7 @@ class CompareView(QWidget):
                 "%4", str(len(report.entities))).replace("%5", str(len(dropped)))
         if cut:
             text += self.tr(" (long text: only the first %1 characters are shown)").replace(
-                "%1", f"{DISPLAY_LIMIT:,}")
+                "%1", f"{SOURCE_LIMIT:,}")
         self.counts.setText(text)
 
     def _on_run(self, rec: RunRecord) -> None:
@@ -222,7 +241,7 @@ class CompareView(QWidget):
             chunk = serialize_entries([t.entry(i) for i in ids[start:start + _BATCH]])
             parts.append(chunk)
             size += len(chunk)
-            if size > DISPLAY_LIMIT:
+            if size > SOURCE_LIMIT:
                 break
         return "\n\n".join(p for p in parts if p)
 
@@ -244,7 +263,11 @@ class CompareView(QWidget):
             rows.append((label, [value(r) for r in runs]))
 
         add(self.tr("Provider / model"), lambda r: f"{r.result.provider} / {r.result.model}")
-        add(self.tr("Instructions"), lambda r: r.options.instructions[:120] or self.tr("(none)"))
+        add(self.tr("Instructions"), lambda r: r.options.instructions or self.tr("(none)"))
+        add(self.tr("Span"), lambda r: self.tr("%1 entries; keep recent %2; first kept %3")
+            .replace("%1", str(len(r.summarized_ids))).replace(
+                "%2", f"{r.options.keep_recent_tokens:,}").replace(
+                "%3", r.plan.first_kept_entry_id or "-"))
         add(self.tr("Template / policy"),
             lambda r: f"{r.options.template} / {r.options.identifier_policy}")
         add(self.tr("Summary"), lambda r: self.tr("%1 chars, ~%2 tokens after").replace(
@@ -261,9 +284,7 @@ class CompareView(QWidget):
                 if cov.total and cov.cls not in classes:
                     classes.append(cov.cls)
         for cls in classes:
-            add(class_title(cls), lambda r, cls=cls: next(
-                (f"{c.found}/{c.total} ({c.ratio:.0%})" for c in r.report.coverage
-                 if c.cls == cls), "-") if r.report is not None else "-")
+            add(class_title(cls), functools.partial(_coverage_cell, cls=cls))
         self.ab.setColumnCount(max(1, len(runs)))
         self.ab.setHorizontalHeaderLabels([self.tr("Run %1").replace("%1", str(r.number))
                                            for r in runs] or [self.tr("No runs yet")])
@@ -274,8 +295,9 @@ class CompareView(QWidget):
                 item = QTableWidgetItem(v)
                 item.setToolTip(v)
                 self.ab.setItem(i, j, item)
-        self.ab.resizeColumnsToContents()
-        self.ab.horizontalHeader().setStretchLastSection(True)
+        for col in range(self.ab.columnCount()):
+            self.ab.horizontalHeader().setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        self.ab.resizeRowsToContents()
 
     @staticmethod
     def _sync(source: QTextBrowser, target: QTextBrowser) -> None:

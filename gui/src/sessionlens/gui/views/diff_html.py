@@ -19,7 +19,7 @@ DISPLAY_LIMIT = 150_000
 _WORDS = re.compile(r"\s+|[^\s]+")
 
 _LIGHT = {"del_line": "#ffecec", "add_line": "#eaffea", "del_word": "#ffb6b6",
-          "add_word": "#a6f0a6", "filler": "#f3f3f3", "number": "#8c959f", "text": "#1f2328"}
+          "add_word": "#a6f0a6", "filler": "#e4e6e9", "number": "#8c959f", "text": "#1f2328"}
 _DARK = {"del_line": "#3c1f1f", "add_line": "#1d3621", "del_word": "#7a2d2d",
          "add_word": "#2f6b37", "filler": "#2a2d31", "number": "#6e7681", "text": "#d5dae0"}
 

@@ -230,6 +230,8 @@ class MainWindow(QMainWindow):
                 return
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self._c.is_busy():
+            self._c.cancel()  # closing stops loading/counting; nothing half-done stays queued
         self._prefs.set_geometry(self.saveGeometry())
         self._prefs.set_window_state(self.saveState())
         self._prefs.sync()

@@ -9,20 +9,22 @@ highlighted. Nothing is sent unless the user presses Send.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
+    QPushButton,
     QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
-from ..outbound import OutboundPreview
+from sessionlens.gui.outbound import OutboundPreview
 
 _MARK = "[REDACTED:"
 #: Highlighting more markers than this would only slow a huge preview down.
@@ -60,7 +62,7 @@ class OutboundPreviewDialog(QDialog):
             item.setCheckState(Qt.CheckState.Unchecked)
             item.setData(Qt.ItemDataRole.UserRole, group.value)
             self.secrets.addItem(item)
-        self.secrets.setMaximumHeight(130)
+        self.secrets.setMaximumHeight(min(130, 8 + 22 * max(1, len(preview.secrets))))
         self.secrets.setVisible(bool(preview.secrets))
         self.secret_label = QLabel(
             self.tr("%1 secret(s) found:").replace("%1", str(len(preview.secrets)))
@@ -69,6 +71,12 @@ class OutboundPreviewDialog(QDialog):
 
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self._spans: list[tuple[int, int]] = []
+        self._at = -1
+        self.next_secret = QPushButton(self.tr("Show next secret"))
+        self.next_secret.clicked.connect(self.show_next_secret)
+        self.next_secret.setEnabled(bool(preview.secrets))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.send_button = buttons.addButton(self.tr("Send"),
                                              QDialogButtonBox.ButtonRole.AcceptRole)
@@ -78,7 +86,10 @@ class OutboundPreviewDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(head)
         layout.addWidget(note)
-        layout.addWidget(self.secret_label)
+        row = QHBoxLayout()
+        row.addWidget(self.secret_label, 1)
+        row.addWidget(self.next_secret)
+        layout.addLayout(row)
         layout.addWidget(self.secrets)
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
@@ -86,7 +97,7 @@ class OutboundPreviewDialog(QDialog):
 
     def keep_values(self) -> frozenset[str]:
         """The secrets the user ticked to send as they are."""
-        out = set()
+        out: set[str] = set()
         for row in range(self.secrets.count()):
             item = self.secrets.item(row)
             if item.checkState() == Qt.CheckState.Checked:
@@ -95,6 +106,18 @@ class OutboundPreviewDialog(QDialog):
 
     def sent_text(self) -> str:
         return self.text.toPlainText()
+
+    def show_next_secret(self) -> None:
+        """Scroll to the next redaction marker or kept secret (wrapping around)."""
+        if not self._spans:
+            return
+        self._at = (self._at + 1) % len(self._spans)
+        start, end = self._spans[self._at]
+        cursor = QTextCursor(self.text.document())
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        self.text.setTextCursor(cursor)
+        self.text.centerCursor()
 
     def _render(self) -> None:
         keep = self.keep_values()
@@ -108,19 +131,22 @@ class OutboundPreviewDialog(QDialog):
         kept.setBackground(QColor("#ffd7d5"))
         spans = [(i, _marker_end(text, i)) for i in _find_all(text, _MARK)]
         spans += [(i, i + len(v)) for v in keep for i in _find_all(text, v)]
+        self._spans = sorted(spans)
+        self._at = -1
         for start, end in spans[:_MAX_MARKS]:
             sel = QTextEdit.ExtraSelection()
             cursor = QTextCursor(self.text.document())
             cursor.setPosition(start)
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            sel.cursor = cursor  # type: ignore[attr-defined]
-            sel.format = kept if text[start:start + len(_MARK)] != _MARK else redacted  # type: ignore[attr-defined]
+            sel.cursor = cursor
+            sel.format = kept if text[start:start + len(_MARK)] != _MARK else redacted
             marks.append(sel)
         self.text.setExtraSelections(marks)
 
 
 def _find_all(text: str, needle: str) -> list[int]:
-    out, pos = [], text.find(needle)
+    out: list[int] = []
+    pos = text.find(needle)
     while pos >= 0 and len(out) < _MAX_MARKS:
         out.append(pos)
         pos = text.find(needle, pos + len(needle))

@@ -20,13 +20,16 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.gui import shortcuts
-from sessionlens.gui.controller import SessionController
+from sessionlens.gui.controller import SessionController, TokenView
 from sessionlens.gui.icons import icon
 from sessionlens.gui.models.roles import EntryIdRole
 from sessionlens.gui.models.timeline_model import TimelineModel
 from sessionlens.gui.models.timeline_rows import RowFilter, TimelineRow
 
 from .timeline_delegate import TimelineDelegate
+
+#: Rows laid out per event-loop turn (about 5 ms of work).
+LAYOUT_BATCH = 2000
 
 ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")
 TYPES = ("message", "compaction", "branch_summary", "custom_message", "custom", "label",
@@ -64,8 +67,9 @@ class TimelineView(QWidget):
         self.list.setModel(self.model)
         self.list.setItemDelegate(TimelineDelegate(self.list))
         self.list.setUniformItemSizes(True)
-        # uniform sizes make a single layout pass O(1), so scrollTo works at once on 100k rows
-        self.list.setLayoutMode(QListView.LayoutMode.SinglePass)
+        # Qt lays rows out calling the model once per row; in batches that never stalls the UI
+        self.list.setLayoutMode(QListView.LayoutMode.Batched)
+        self.list.setBatchSize(LAYOUT_BATCH)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.list.setObjectName("timeline")
@@ -94,7 +98,7 @@ class TimelineView(QWidget):
         self.list.doubleClicked.connect(self._jump_to_pair)
         controller.rows_changed.connect(self._on_rows)
         controller.visible_changed.connect(self._on_visible)
-        controller.tokens_ready.connect(lambda v: self.model.set_tokens(v.report))
+        controller.tokens_ready.connect(self._on_tokens)
         controller.entry_selected.connect(self._show_entry)
         controller.loaded.connect(lambda _t: self.tree_toggle.setChecked(False))
 
@@ -125,16 +129,24 @@ class TimelineView(QWidget):
             self.tr("%1 of %2 entries").replace("%1", f"{shown:,}").replace("%2", f"{total:,}")
         self.count.setText(text)
 
+    def _on_tokens(self, view: TokenView) -> None:
+        self.model.set_tokens(view.report)
+        self.list.viewport().update()
+
     def _on_current(self, current: QModelIndex, _prev: QModelIndex) -> None:
         eid = current.data(EntryIdRole)
         if eid:
             self._c.select(str(eid))
 
-    def _show_entry(self, entry_id: str) -> None:
+    def _show_entry(self, entry_id: str, tries: int = 40) -> None:
         row = self.model.row_of_entry(entry_id)
         if row is None:
             return
         idx = self.model.index(row)
+        if not self.list.visualRect(idx).isValid() and tries > 0:
+            # batched layout has not reached this row yet: try again shortly
+            QTimer.singleShot(50, self, lambda: self._show_entry(entry_id, tries - 1))
+            return
         # decide before selecting: selecting scrolls just enough to show the row (at an edge)
         hidden = not self.list.viewport().rect().contains(self.list.visualRect(idx))
         if self.list.currentIndex() != idx:

@@ -83,6 +83,13 @@ class TokenPanel(QWidget):
         self.reset_cut.setToolTip(self.tr("Put the cut back where the engine would place it"))
         self.reset_cut.setShortcut(shortcuts.sequence(shortcuts.RESET_CUT))
         self.reset_cut.setEnabled(False)
+        # fixed heights: a label that grows by a line would resize the chart, and a pyqtgraph
+        # re-layout costs more than the whole repaint
+        line = self.fontMetrics().lineSpacing()
+        self.totals.setFixedHeight(2 * line + 4)
+        self.prediction.setFixedHeight(3 * line + 6)
+        self.prediction.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.totals.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.breakdown_kind = QComboBox()
         self.breakdown_kind.addItem(self.tr("Tokens by role"), "role")
         self.breakdown_kind.addItem(self.tr("Tokens by entry type"), "type")
@@ -203,6 +210,9 @@ class TokenPanel(QWidget):
         self.reset_cut.setEnabled(self._c.cut_entry_id is not None)
 
     def _on_plan_failed(self, message: str) -> None:
+        path = self._c.path
+        if path is not None:  # the file is in the status bar already
+            message = message.removeprefix(f"{path}: ")
         note = f"<span style='color:gray'>{self.tr('No compaction to preview')}: {message}</span>"
         if self._c.plan is None:
             self.chart.set_plan(None, {}, 0)
