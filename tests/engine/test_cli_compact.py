@@ -64,7 +64,9 @@ def test_offline_json_has_the_contract_keys(tmp_path: Path,
     assert "/data/inbox" in summary and "ValueError: bad header at row 17" in summary
     audit = out["audit"]
     assert isinstance(audit, dict) and {c["name"] for c in audit["checks"]} >= {"sections"}
-    assert all(set(c) == {"name", "passed", "detail"} for c in audit["checks"])
+    assert all(set(c) == {"name", "passed", "detail", "reasons"} for c in audit["checks"])
+    assert all(c["reasons"] == [] for c in audit["checks"] if c["passed"])
+    assert audit["kept_attempt"] == 1 and audit["attempts"] == 1
     assert out["written"] == [] and snapshot(tmp_path) == before
     assert int(out["tokens_after"]) > 0  # type: ignore[call-overload]
 
@@ -199,3 +201,23 @@ def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
     out = json.loads(capsys.readouterr().out)
     assert out["tokens_after"] < out["tokens_before"] or any(
         "saves nothing" in w for w in out["warnings"])
+
+
+def test_quality_retries_and_early_lock_refusal(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """--quality-retries reaches the loop; a held lock is refused before any model call."""
+    path = session(tmp_path)
+    assert main(["compact", str(path), "--quality-retries", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 1 <= out["audit"]["attempts"] <= 3
+    assert 1 <= out["audit"]["kept_attempt"] <= out["audit"]["attempts"]
+    with pytest.raises(SystemExit):
+        main(["compact", str(path), "--quality-retries", "4"])
+    capsys.readouterr()
+    lock = path.with_name(path.name + ".lock")
+    lock.write_text(str(os.getpid()))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["compact", str(path), "--write", "successor", "--provider", "openai",
+                 "--base-url", "http://127.0.0.1:9/v1"]) == 1
+    err = capsys.readouterr().err
+    assert "locked by process" in err and "127.0.0.1" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

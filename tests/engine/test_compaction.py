@@ -5,14 +5,20 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from factories import TranscriptBuilder
 
 from sessionlens.engine import (
-    DEFAULT_SETTINGS, Completion, CompactionOptions, OfflineProvider, ProviderProfile,
-    SummarizationCancelled, compaction_record, plan_compaction, run_compaction,
+    DEFAULT_SETTINGS,
+    CompactionOptions,
+    Completion,
+    OfflineProvider,
+    ProviderProfile,
+    SummarizationCancelled,
+    compaction_record,
+    plan_compaction,
+    run_compaction,
 )
 from sessionlens.engine.prompts import REQUIRED_SECTIONS
-
-from factories import TranscriptBuilder
 
 
 def text_of(words: int) -> str:

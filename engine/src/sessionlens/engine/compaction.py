@@ -12,12 +12,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from .audit import AuditReport, audit_summary
+from .audit import AuditReport, IdentifierPolicy, audit_summary
+from .model import Transcript
 from .plan import CompactionPlan
 from .providers import FallbackChain, Provider, RetryPolicy
 from .quality import MAX_QUALITY_RETRIES, QualityOutcome, run_with_quality_loop
 from .successor import CompactionRecord
-from .model import Transcript
 from .summarize import CancelCheck, ProgressEvent, SummaryResult, summarize_plan
 
 __all__ = [
@@ -34,7 +34,7 @@ class CompactionOptions:
 
     instructions: str = ""
     template: str = "structured"
-    identifier_policy: str = "strict"
+    identifier_policy: IdentifierPolicy = "strict"
     custom_identifier_instructions: str = ""
     #: With the "custom" policy: the identifiers the audit must find in the summary.
     custom_identifiers: tuple[str, ...] = ()

@@ -25,7 +25,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_self_test(with_window="--no-window" not in args)
     from .app import run_app
 
+    if "-h" in args or "--help" in args:
+        try:
+            return run_app(args)  # argparse prints the app's own options and exits
+        finally:
+            _print_subcommands()
     return run_app(args)
+
+
+def _print_subcommands() -> None:
+    """The headless half of ``sessionlens --help``: self-test and every subcommand."""
+    from sessionlens.engine.cli import build_parser
+
+    lines = ["", "other modes:",
+             "  --self-test           run the whole pipeline on the bundled sample and exit 0 if it works",
+             "", "subcommands (headless; each has --help and --json):"]
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for action in sub._get_subactions():  # type: ignore[attr-defined]
+        lines.append(f"  {action.dest:<21} {action.help or ''}")
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":  # pragma: no cover

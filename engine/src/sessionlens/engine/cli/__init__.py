@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from ..errors import SessionLensError
+from sessionlens.engine.errors import SessionLensError
 
 #: Subcommand name -> module under ``sessionlens.engine.cli``.
 SUBCOMMANDS: dict[str, str] = {
@@ -33,14 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Inspect, plan, compact, audit and export agent session transcripts.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, module in SUBCOMMANDS.items():
-        try:
-            mod = importlib.import_module(f"{__name__}.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{module}":
-                raise
-            continue
-        mod.register(sub)
+    for module in SUBCOMMANDS.values():
+        importlib.import_module(f"{__name__}.{module}").register(sub)
     return parser
 
 

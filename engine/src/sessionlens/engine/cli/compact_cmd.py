@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -19,8 +18,15 @@ from urllib.parse import urlsplit
 
 from sessionlens.engine.cli.args import non_negative_int, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines, warn
+from sessionlens.engine.compaction import (
+    CompactionOptions,
+    CompactionOutcome,
+    compaction_record,
+    run_compaction,
+)
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.load import load_transcript
+from sessionlens.engine.persist import check_lock, write_compaction
 from sessionlens.engine.plan import plan_compaction
 from sessionlens.engine.providers import (
     OFFLINE_PROFILE,
@@ -31,7 +37,7 @@ from sessionlens.engine.providers import (
     build_provider,
 )
 from sessionlens.engine.settings import DEFAULT_SETTINGS
-from sessionlens.engine.summarize import ProgressEvent, SummaryResult, summarize_plan
+from sessionlens.engine.summarize import ProgressEvent
 
 __all__ = ["RETRY_POLICY", "profile_from_args", "register", "run"]
 
@@ -67,6 +73,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--identifier-policy", choices=("strict", "off", "custom"), default="strict")
     p.add_argument("--identifier-instructions", default="",
                    help="the operator's identifier rules (with --identifier-policy custom)")
+    p.add_argument("--identifier", action="append", metavar="ID",
+                   help="with --identifier-policy custom: an identifier the summary must keep "
+                        "(repeatable)")
+    p.add_argument("--quality-retries", type=int, choices=range(0, 4), default=0, metavar="N",
+                   help="regenerate up to N times (0-3) when the audit fails; the best is kept")
     p.add_argument("--keep-recent", type=non_negative_int, metavar="N", help="tokens to keep verbatim")
     p.add_argument("--write", choices=("none", "successor", "append"), default="none",
                    help="none (default): print only; successor: new file + checkpoint; "
@@ -120,14 +131,16 @@ class _Bar:
             sys.stderr.write("\n")
 
 
-async def _summarize(args: argparse.Namespace, transcript: Any, plan: Any,
-                     providers: list[Provider], bar: _Bar) -> SummaryResult:
+async def _run(args: argparse.Namespace, transcript: Any, plan: Any,
+               providers: list[Provider], bar: _Bar) -> CompactionOutcome:
+    options = CompactionOptions(
+        instructions=args.instructions, template=args.template,
+        identifier_policy=args.identifier_policy,
+        custom_identifier_instructions=args.identifier_instructions,
+        custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries)
     try:
-        return await summarize_plan(
-            transcript, plan, providers, instructions=args.instructions,
-            template=args.template, identifier_policy=args.identifier_policy,
-            custom_identifier_instructions=args.identifier_instructions, on_progress=bar,
-            retry=RETRY_POLICY)
+        return await run_compaction(transcript, plan, providers, options, on_progress=bar,
+                                    retry=RETRY_POLICY)
     finally:
         for provider in providers:
             close = getattr(provider, "close", None)
@@ -135,47 +148,27 @@ async def _summarize(args: argparse.Namespace, transcript: Any, plan: Any,
                 close()
 
 
-def _write(args: argparse.Namespace, transcript: Any, plan: Any, result: SummaryResult,
-           tokens_after: int, audit_passed: bool) -> list[str]:
-    try:
-        from sessionlens.engine.persist import write_compaction
-        from sessionlens.engine.successor import CompactionRecord
-    except ImportError as exc:
-        raise ConfigError(f"--write {args.write} is not available in this build ({exc})") from None
-    record = CompactionRecord(
-        summary=result.summary, first_kept_entry_id=plan.first_kept_entry_id,
-        tokens_before=plan.tokens_before, tokens_after=tokens_after, file_ops=result.file_ops,
-        summarized_entry_ids=tuple(plan.summarize_entry_ids) + tuple(plan.turn_prefix_entry_ids),
-        provider=result.provider, model=result.model, template=result.template,
-        audit_passed=audit_passed, instructions=result.instructions)
-    written = write_compaction(transcript, record, args.write)
-    return [str(p) for p in written.written]
-
-
 def run(args: argparse.Namespace) -> int:
-    from sessionlens.engine.audit import audit_summary
-
     profile = profile_from_args(args)
     settings = DEFAULT_SETTINGS
     window = args.context_window or (profile.context_window if args.provider == "local" else None)
     if window:
         settings = replace(settings, context_window=window)
     transcript = load_transcript(args.file)
+    if args.write != "none":
+        check_lock(transcript.path)  # refuse before spending a model call, not after
     plan = plan_compaction(transcript, settings, manual=True, keep_recent_tokens=args.keep_recent)
     providers: list[Provider] = [build_provider(profile)]
     if args.fallback_offline and args.provider != "offline":
         providers.append(OfflineProvider())
     bar = _Bar()
     try:
-        result = asyncio.run(_summarize(args, transcript, plan, providers, bar))
+        outcome = asyncio.run(_run(args, transcript, plan, providers, bar))
     finally:
         bar.close()
-    summarized = tuple(plan.summarize_entry_ids) + tuple(plan.turn_prefix_entry_ids)
-    report = audit_summary(transcript, result.summary, summarized_entry_ids=summarized,
-                           template=args.template, identifier_policy=args.identifier_policy)
-    tokens_after = int(getattr(plan, "kept_tokens", 0)) + math.ceil(len(result.summary) / 4)
-    written = [] if args.write == "none" else _write(args, transcript, plan, result,
-                                                     tokens_after, report.passed)
+    result, report, tokens_after = outcome.result, outcome.audit, outcome.tokens_after
+    written = [] if args.write == "none" else [
+        str(p) for p in write_compaction(transcript, compaction_record(outcome), args.write).written]
     warnings = list(result.warnings)
     if tokens_after >= plan.tokens_before:
         warnings.append(f"the compacted context (~{tokens_after:,} tokens) is not smaller than "
@@ -185,7 +178,10 @@ def run(args: argparse.Namespace) -> int:
     out = {
         "summary": result.summary,
         "audit": {"passed": report.passed, "checks": [
-            {"name": c.name, "passed": c.passed, "detail": c.detail} for c in report.checks]},
+            {"name": c.name, "passed": c.passed, "detail": c.detail, "reasons": list(c.reasons)}
+            for c in report.checks],
+            "kept_attempt": outcome.quality.kept_attempt,
+            "attempts": len(outcome.quality.attempts)},
         "first_kept_entry_id": plan.first_kept_entry_id,
         "tokens_before": plan.tokens_before,
         "tokens_after": tokens_after,
@@ -200,7 +196,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(out)
         return 0
-    lines = [result.summary, "", f"audit: {'passed' if report.passed else 'FAILED'}"]
+    verdict = "passed" if report.passed else "FAILED"
+    if len(outcome.quality.attempts) > 1:
+        verdict += (f" (kept attempt {outcome.quality.kept_attempt} of "
+                    f"{len(outcome.quality.attempts)})")
+    lines = [result.summary, "", f"audit: {verdict}"]
     lines += [f"  [{'ok' if c.passed else '!!'}] {c.name}: {c.detail}" for c in report.checks]
     lines.append(f"tokens: {plan.tokens_before:,} -> about {tokens_after:,}  "
                  f"(first kept {plan.first_kept_entry_id or 'nothing: hard boundary'})")

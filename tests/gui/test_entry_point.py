@@ -1,0 +1,33 @@
+"""The ``sessionlens`` entry point: subcommands stay headless, ``--help`` lists them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from sessionlens.gui.selftest import bundled_sample
+
+
+def test_subcommands_never_import_qt() -> None:
+    code = (
+        "import sys\n"
+        "from sessionlens.gui.__main__ import main\n"
+        f"rc = main(['inspect', {str(bundled_sample())!r}, '--json'])\n"
+        "qt = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync')]\n"
+        "print('QT', qt, file=sys.stderr); sys.exit(rc or (3 if qt else 0))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "DISPLAY"})
+    assert proc.returncode == 0, proc.stderr
+    assert '"format": "openclaw-v3"' in proc.stdout
+
+
+def test_help_lists_app_options_and_every_subcommand() -> None:
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.gui", "--help"],
+                          capture_output=True, text=True,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert proc.returncode == 0, proc.stderr
+    for word in ("--screenshot", "--basedir", "--self-test", "inspect", "sessions", "plan",
+                 "compact", "audit", "export", "chain", "restore"):
+        assert word in proc.stdout
