@@ -58,3 +58,19 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     block = readme.split(marker, 1)[1].split("```", 2)[1]
     command = block.removeprefix("bash").strip()
     assert command in ci
+
+
+def test_no_public_name_means_two_different_things() -> None:
+    """The engine's public surface is the union of module ``__all__``s: no name may clash."""
+    import sessionlens.engine as engine
+
+    seen: dict[str, tuple[str, object]] = {}
+    clashes = []
+    for mod in engine._public_modules():
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name)
+            if name in seen and seen[name][1] is not obj:
+                clashes.append(f"{name}: {seen[name][0]} vs {mod.__name__}")
+            seen.setdefault(name, (mod.__name__, obj))
+    assert clashes == []
+    assert sorted(seen) == engine.public_names()

@@ -19,7 +19,6 @@ from sessionlens.engine import (
     load_transcript,
 )
 from sessionlens.gui.lineage_controller import CompareResult
-from sessionlens.gui.lineage_mount import mount_lineage
 from sessionlens.gui.models.lineage_model import BranchOutlineModel, LineageNodesModel
 from sessionlens.gui.models.roles import ItemRole
 from sessionlens.gui.models.timeline_rows import build_rows
@@ -163,8 +162,11 @@ def test_mounted_panel_builds_compares_and_restores(make_main_window: Any,
     folder.mkdir()
     chain = make_chain(folder, 3)
     ctx = make_main_window()
-    parts = mount_lineage(ctx.window, ctx.controller, ctx.tasks)
+    parts = ctx.lineage  # app.build mounts the panel as a workbench tab
+    assert parts is not None
     lin, panel = parts.controller, parts.panel
+    bench = ctx.window.workbench
+    assert bench.tabText(bench.indexOf(panel)) == "Lineage"
     with qtbot.waitSignal(lin.lineage_ready, timeout=8000) as ready:
         ctx.controller.open(chain.transcripts[1])
     result = ready.args[0]

@@ -14,7 +14,7 @@ from typing import Any
 _PUBLIC_MODULES = (
     "errors", "model", "load", "tree", "discovery", "tokens", "settings", "overflow",
     "plan", "chunks", "forensics", "pruning", "prompts", "serialize", "providers", "compaction",
-    "summarize", "identifiers", "audit", "dropped", "quality", "export", "persist",
+    "summarize", "identifiers", "audit", "audit_successor", "dropped", "quality", "export", "persist",
     "successor", "checkpoints", "store", "chain", "secrets", "lineage", "drift",
     "lineage_diff",
 )

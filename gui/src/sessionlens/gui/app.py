@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication, QWidget
 
     from .controller import SessionController
+    from .compaction_mount import CompactionParts
+    from .lineage_mount import LineageParts
     from .paths import AppPaths
     from .prefs import Prefs
     from .tasks import TaskRunner
@@ -56,6 +58,10 @@ class AppContext:
     window: MainWindow | None = None
     loop: qasync.QEventLoop | None = None
     exit_code: int = 0
+    #: The lineage controller and panel (``lineage_mount.LineageParts``).
+    lineage: LineageParts | None = None
+    #: The compaction controller and its tabs (``compaction_mount.CompactionParts``).
+    compaction: CompactionParts | None = None
 
 
 def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppContext:
@@ -67,6 +73,8 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from . import pyside_fixes
     from .controller import SessionController
     from .icons import ICON_KEYS, icon
+    from .compaction_mount import mount_compaction
+    from .lineage_mount import mount_lineage
     from .paths import AppPaths, bundled_sample_path
     from .prefs import Prefs
     from .tasks import TaskRunner
@@ -106,6 +114,8 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     tasks.setParent(window)
     dark = apply_theme(app, prefs.theme())
     window.tokens.apply_theme(dark)
+    ctx.lineage = mount_lineage(window, controller, tasks)
+    ctx.compaction = mount_compaction(window, controller, tasks, paths)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:
         window.restoreGeometry(geometry)
@@ -236,6 +246,10 @@ def run_app(argv: Sequence[str]) -> int:
     assert ctx.window is not None
     loop = qasync.QEventLoop(ctx.app)
     asyncio.set_event_loop(loop)
+    # qasync installs no async-generator hooks (asyncio.run does): without them a streamed
+    # answer's generator is finalized outside the loop and httpx reports errors on stderr
+    sys.set_asyncgen_hooks(firstiter=loop._asyncgen_firstiter_hook,
+                           finalizer=loop._asyncgen_finalizer_hook)
     ctx.loop = loop
     _install_excepthook(ctx)
     if args.screenshot is not None:
