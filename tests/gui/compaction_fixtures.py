@@ -1,7 +1,8 @@
 """Fixtures for the compaction GUI tests: a transcript made in code, a qasync loop, the app
 with the compaction tabs mounted, and a scripted OpenAI Chat Completions server on 127.0.0.1.
 
-Test modules import the fixtures they use from here (``from compaction_fixtures import ...``).
+``tests/gui/conftest.py`` imports the fixtures (``qloop``, ``make_app``, ``openai_server``);
+test modules import the helpers.
 """
 
 from __future__ import annotations
@@ -164,8 +165,9 @@ def mount(qtbot: Any, ctx: Any, path: Path, *, keep_recent: int = 3000,
           wait_plan: bool = True) -> CompactionParts:
     """Mount the compaction parts (as tabs when ``ctx`` has a window), open ``path`` and wait
     for a plan with ``keep_recent``."""
-    if ctx.window is not None:
-        parts = mount_compaction(ctx.window, ctx.controller, ctx.tasks, ctx.paths)
+    if ctx.window is not None:  # the app mounts the tabs itself (app.build)
+        parts = getattr(ctx, "compaction", None) or mount_compaction(
+            ctx.window, ctx.controller, ctx.tasks, ctx.paths)
     else:
         parts = build_compaction(ctx.controller, ctx.tasks, ctx.paths)
         for widget in (parts.panel, parts.compare, parts.audit):

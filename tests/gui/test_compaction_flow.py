@@ -7,12 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from compaction_fixtures import (  # noqa: F401
+from compaction_fixtures import (
     SESSION_ID,
     listing,
-    make_app,
     mount,
-    qloop,
     settle,
     write_session,
 )

@@ -6,16 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from compaction_fixtures import (  # noqa: F401
+from compaction_fixtures import (
     SECRET_KEY,
     URL_PASSWORD,
     Script,
     listing,
-    make_app,
     mount,
-    openai_server,
-    qloop,
-    settle,
     write_profiles,
     write_session,
 )

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compaction_fixtures import listing, make_app, mount, qloop, settle  # noqa: F401
+from compaction_fixtures import listing, mount, settle
 from gui_transcripts import read_rows
 
 from sessionlens.engine import load_transcript

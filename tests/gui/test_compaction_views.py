@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compaction_fixtures import make_app, mount, qloop, settle, write_session  # noqa: F401
+from compaction_fixtures import mount, settle, write_session
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 

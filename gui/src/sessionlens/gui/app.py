@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     import qasync
     from PySide6.QtWidgets import QApplication, QWidget
 
-    from .controller import SessionController
     from .compaction_mount import CompactionParts
+    from .controller import SessionController
     from .lineage_mount import LineageParts
     from .paths import AppPaths
     from .prefs import Prefs
@@ -71,9 +71,9 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from sessionlens.engine import ensure_tiktoken_data, get_encoding
 
     from . import pyside_fixes
+    from .compaction_mount import mount_compaction
     from .controller import SessionController
     from .icons import ICON_KEYS, icon
-    from .compaction_mount import mount_compaction
     from .lineage_mount import mount_lineage
     from .paths import AppPaths, bundled_sample_path
     from .prefs import Prefs

@@ -47,7 +47,9 @@ class LineageCompareView(QWidget):
         for combo in (self.a, self.b):
             combo.setModel(self.points)
             combo.setModelColumn(0)
-            combo.setMinimumContentsLength(40)
+            combo.setMinimumContentsLength(16)
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.run = QPushButton(self.tr("Compare"))
         self.run.clicked.connect(self._on_compare)
         self.result_label = QLabel()

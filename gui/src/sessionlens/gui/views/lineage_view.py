@@ -14,11 +14,12 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -69,11 +70,14 @@ class LineagePanel(QWidget):
         self.set_a = QPushButton(self.tr("Compare from"))
         self.set_b = QPushButton(self.tr("… to"))
         self.status = QLabel()
-        bar = QHBoxLayout()
+        # a tool bar folds what does not fit into its overflow menu, so the panel never
+        # forces the window wider; the status line below may be cut, never the window
+        bar = QToolBar()
+        bar.setIconSize(bar.iconSize() * 0.75)
         for w in (self.refresh_button, self.inherited, self.open_button, self.restore_button,
                   self.set_a, self.set_b):
             bar.addWidget(w)
-        bar.addWidget(self.status, 1)
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         graph_tab = QSplitter(Qt.Orientation.Vertical)
         graph_tab.addWidget(self.graph)
         graph_tab.addWidget(self.details)
@@ -86,7 +90,8 @@ class LineagePanel(QWidget):
         self.tabs.addTab(self.compare, self.tr("Compare points"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addLayout(bar)
+        layout.addWidget(bar)
+        layout.addWidget(self.status)
         layout.addWidget(self.tabs, 1)
         self._wire()
         self._on_selected("")
