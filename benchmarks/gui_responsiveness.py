@@ -100,10 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         generate(path, args.size_mb, args.seed)
         print(f"generated {path.stat().st_size / 2**20:.1f} MB in {time.perf_counter() - t0:.1f} s")
 
-    from sessionlens.gui import pyside_fixes
     from sessionlens.gui.app import build, parse_args
 
-    pyside_fixes.apply()
     app = QApplication(["sessionlens-bench"])
     ctx = build(parse_args(["--basedir", str(tmp / "basedir")]), qapp=app)
     win, c = ctx.window, ctx.controller

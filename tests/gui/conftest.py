@@ -15,10 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
-from sessionlens.gui import pyside_fixes
 from sessionlens.gui.app import AppContext, build, parse_args
-
-pyside_fixes.apply()  # PySide6 6.12.0 drops references to None/True on every call
 
 # the compaction tests' fixtures: a qasync loop, the app without a window, an OpenAI server
 from compaction_fixtures import make_app, openai_server, qloop  # noqa: E402, F401

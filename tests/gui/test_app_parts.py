@@ -173,23 +173,22 @@ def test_screenshot_command_writes_a_png(tmp_path: Path) -> None:
     assert (img.width(), img.height()) == (1200, 800)
 
 
-def test_many_emits_and_calls_do_not_exhaust_singletons() -> None:
-    """Guards the PySide6 reference-defect work-around (without it the process aborts)."""
+def test_installed_pyside_keeps_references_to_none_and_true() -> None:
+    """Guards the pin below PySide6 6.12: 6.12.0 drops a reference to None on every call of a
+    method returning nothing and to True on every emit, and a long session then aborts."""
     from PySide6.QtCore import QObject, Signal
-
-    from sessionlens.gui import pyside_fixes
 
     class Ticker(QObject):
         tick = Signal(int)
 
-    pyside_fixes.apply()
     ticker = Ticker()
     seen: list[int] = []
     ticker.tick.connect(seen.append)
+    none_before, true_before = sys.getrefcount(None), sys.getrefcount(True)
     for n in range(20_000):
         ticker.tick.emit(n)
-        ticker.setObjectName("t")        # a method returning nothing
+        ticker.setObjectName("t")  # a method returning nothing
     assert len(seen) == 20_000
-    if pyside_fixes.emit_drops_true_reference() or pyside_fixes.void_call_drops_none_reference():
-        assert sys.getrefcount(True) > pyside_fixes.PIN // 2
-        assert sys.getrefcount(None) > pyside_fixes.PIN // 2
+    # other code may take or drop a few references meanwhile; the defect loses 20,000
+    assert sys.getrefcount(None) > none_before - 1_000
+    assert sys.getrefcount(True) > true_before - 1_000

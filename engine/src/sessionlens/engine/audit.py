@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .ask_overlap import ask_overlap, clean_user_ask, has_ask_overlap
-from .compaction_span import CompactionSpan, compaction_span
 from .dropped import DroppedItem, find_dropped
 from .identifiers import (
     IDENTIFIER_CLASSES,
@@ -27,6 +26,7 @@ from .identifiers import (
 )
 from .model import Entry, Transcript
 from .prompts import SUMMARY_MAX_CHARS
+from .span import CompactionSpan, compaction_span
 from .summary_templates import detect_template, fallback_text, section_reasons
 
 __all__ = [

@@ -22,12 +22,12 @@ from .audit import (
     audit_compaction,
     audit_summary,
 )
-from .compaction_span import path_to
 from .errors import SessionLensError
 from .load import load_transcript
 from .model import Entry, Transcript
 from .plan import is_message_entry
 from .session_store import resolve_session_file
+from .span import path_to
 
 __all__ = ["ChainAudit", "audit_compaction_in_chain", "predecessor_span"]
 

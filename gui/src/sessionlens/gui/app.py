@@ -70,7 +70,6 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
 
     from sessionlens.engine import ensure_tiktoken_data, get_encoding
 
-    from . import pyside_fixes
     from .compaction_mount import mount_compaction
     from .controller import SessionController
     from .icons import ICON_KEYS, icon
@@ -81,7 +80,6 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .theme import apply_theme
     from .views.main_window import MainWindow
 
-    pyside_fixes.apply()  # before the first signal is emitted
     paths = AppPaths.resolve(args.basedir).ensure()
     # an explicit $TIKTOKEN_CACHE_DIR wins; otherwise the tokenizer data lives in our cache dir
     ensure_tiktoken_data(None if os.environ.get("TIKTOKEN_CACHE_DIR") else paths.tiktoken_cache)

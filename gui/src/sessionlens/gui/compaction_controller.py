@@ -27,6 +27,7 @@ from PySide6.QtCore import QObject, Signal
 
 from sessionlens.engine import (
     CHARS_PER_TOKEN,
+    PlanError,
     audit_compaction,
     audit_summary,
     build_provider,
@@ -288,8 +289,8 @@ class CompactionController(QObject):
             cut = first_kept if first_kept in before.index else None  # else: hard boundary
             try:
                 plan = plan_compaction(before, settings, cut_entry_id=cut, manual=cut is None)
-            except Exception as exc:  # PlanError: the recorded cut lies before the region
-                if cut is None or not type(exc).__module__.startswith("sessionlens."):
+            except PlanError:  # the recorded cut lies before the region: summarize it all
+                if cut is None:
                     raise
                 plan = plan_compaction(before, settings, manual=True)
             return before, plan, recorded

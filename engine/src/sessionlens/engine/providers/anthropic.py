@@ -9,6 +9,7 @@ Events: ``message_start`` (input usage, model), ``content_block_delta`` (``text_
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -62,36 +63,37 @@ class AnthropicProvider(HttpProvider):
         parts: list[str] = []
         usage: dict[str, int] = {}
         model, stop, done = "", None, False
-        async for event, data in iter_sse(response):
-            try:
-                payload = json.loads(data)
-            except ValueError:
-                raise self._fail("malformed JSON in the stream", retryable=True) from None
-            if not isinstance(payload, dict):
-                raise self._fail("malformed event in the stream", retryable=True)
-            kind = payload.get("type") or event
-            if kind == "message_start":
-                message = payload.get("message") or {}
-                model = str(message.get("model") or "")
-                usage.update({k: int(v) for k, v in (message.get("usage") or {}).items()
-                              if isinstance(v, int)})
-            elif kind == "content_block_delta":
-                delta = payload.get("delta") or {}
-                if delta.get("type") == "text_delta" and delta.get("text"):
-                    parts.append(delta["text"])
-                    if on_delta is not None:
-                        on_delta(delta["text"])
-            elif kind == "message_delta":
-                stop = (payload.get("delta") or {}).get("stop_reason") or stop
-                usage.update({k: int(v) for k, v in (payload.get("usage") or {}).items()
-                              if isinstance(v, int)})
-            elif kind == "message_stop":
-                done = True
-                break
-            elif kind == "error":
-                err = payload.get("error") or {}
-                status = _ERROR_STATUS.get(str(err.get("type")), 500)
-                raise error_for_status(status, json.dumps(payload), {}, self.profile)
+        async with aclosing(iter_sse(response)) as events:
+            async for event, data in events:
+                try:
+                    payload = json.loads(data)
+                except ValueError:
+                    raise self._fail("malformed JSON in the stream", retryable=True) from None
+                if not isinstance(payload, dict):
+                    raise self._fail("malformed event in the stream", retryable=True)
+                kind = payload.get("type") or event
+                if kind == "message_start":
+                    message = payload.get("message") or {}
+                    model = str(message.get("model") or "")
+                    usage.update({k: int(v) for k, v in (message.get("usage") or {}).items()
+                                  if isinstance(v, int)})
+                elif kind == "content_block_delta":
+                    delta = payload.get("delta") or {}
+                    if delta.get("type") == "text_delta" and delta.get("text"):
+                        parts.append(delta["text"])
+                        if on_delta is not None:
+                            on_delta(delta["text"])
+                elif kind == "message_delta":
+                    stop = (payload.get("delta") or {}).get("stop_reason") or stop
+                    usage.update({k: int(v) for k, v in (payload.get("usage") or {}).items()
+                                  if isinstance(v, int)})
+                elif kind == "message_stop":
+                    done = True
+                    break
+                elif kind == "error":
+                    err = payload.get("error") or {}
+                    status = _ERROR_STATUS.get(str(err.get("type")), 500)
+                    raise error_for_status(status, json.dumps(payload), {}, self.profile)
         if not done:
             raise self._fail(f"the stream was cut after {sum(map(len, parts))} characters "
                              "(no message_stop)", retryable=True)

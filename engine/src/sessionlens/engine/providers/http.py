@@ -11,7 +11,7 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import httpx
@@ -80,7 +80,7 @@ def _key_hint(profile: ProviderProfile) -> str:
     return f" (key from ${profile.key_env})" if profile.key_env else ""
 
 
-async def iter_sse(response: httpx.Response) -> AsyncIterator[tuple[str | None, str]]:
+async def iter_sse(response: httpx.Response) -> AsyncGenerator[tuple[str | None, str], None]:
     """Yield (event name, data) per server-sent event; multi-line data is joined with \\n."""
     event: str | None = None
     data: list[str] = []

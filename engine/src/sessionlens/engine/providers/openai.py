@@ -7,6 +7,7 @@ body are read too.
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -95,31 +96,32 @@ class OpenAIProvider(HttpProvider):
         parts: list[str] = []
         usage = CompletionUsage()
         model, finish, done = "", None, False
-        async for _event, data in iter_sse(response):
-            if data.strip() == "[DONE]":
-                done = True
-                break
-            try:
-                chunk = json.loads(data)
-            except ValueError:
-                raise self._fail("malformed JSON in the stream", retryable=True) from None
-            if not isinstance(chunk, dict):
-                raise self._fail("malformed chunk in the stream", retryable=True)
-            if chunk.get("error"):
-                err = chunk["error"]
-                code = err.get("code") if isinstance(err, dict) else None
-                raise error_for_status(code if isinstance(code, int) and code >= 400 else 500,
-                                       json.dumps(chunk), {}, self.profile)
-            model = str(chunk.get("model") or model)
-            for choice in chunk.get("choices") or ():
-                piece = (choice.get("delta") or {}).get("content")
-                if piece:
-                    parts.append(piece)
-                    if on_delta is not None:
-                        on_delta(piece)
-                finish = choice.get("finish_reason") or finish
-            if chunk.get("usage"):
-                usage = _usage(chunk["usage"])
+        async with aclosing(iter_sse(response)) as events:
+            async for _event, data in events:
+                if data.strip() == "[DONE]":
+                    done = True
+                    break
+                try:
+                    chunk = json.loads(data)
+                except ValueError:
+                    raise self._fail("malformed JSON in the stream", retryable=True) from None
+                if not isinstance(chunk, dict):
+                    raise self._fail("malformed chunk in the stream", retryable=True)
+                if chunk.get("error"):
+                    err = chunk["error"]
+                    code = err.get("code") if isinstance(err, dict) else None
+                    raise error_for_status(code if isinstance(code, int) and code >= 400 else 500,
+                                           json.dumps(chunk), {}, self.profile)
+                model = str(chunk.get("model") or model)
+                for choice in chunk.get("choices") or ():
+                    piece = (choice.get("delta") or {}).get("content")
+                    if piece:
+                        parts.append(piece)
+                        if on_delta is not None:
+                            on_delta(piece)
+                    finish = choice.get("finish_reason") or finish
+                if chunk.get("usage"):
+                    usage = _usage(chunk["usage"])
         if not done and finish is None:
             raise self._fail(f"the stream was cut after {sum(map(len, parts))} characters "
                              "(no finish_reason, no [DONE])", retryable=True)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sessionlens.engine import CHECKPOINT_MARK, find_store, require_writable
+from sessionlens.engine import CHECKPOINT_MARK, PersistError, find_store, require_writable
 
 if TYPE_CHECKING:
     from sessionlens.engine import Transcript
@@ -60,9 +60,7 @@ def writable_problem(transcript: Transcript) -> str | None:
     """Why the engine would refuse to write this transcript, or None."""
     try:
         require_writable(transcript)
-    except Exception as exc:  # the engine's PersistError (errors are not public names)
-        if not type(exc).__module__.startswith("sessionlens."):
-            raise
+    except PersistError as exc:
         return str(exc)
     return None
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
@@ -51,6 +52,8 @@ ConfirmAccept = Callable[[RunRecord, "Transcript", QWidget], "str | None"]
 #: (format, parent) -> where to export, or None.
 AskSavePath = Callable[[str, QWidget], "Path | None"]
 EXPORT_FORMATS = (("md", "Markdown"), ("json", "JSON"), ("html", "HTML"))
+#: Below this width the options go above the result instead of beside it.
+WIDE_LAYOUT_PX = 820
 
 
 def _dialog_outbound(preview: OutboundPreview, parent: QWidget) -> frozenset[str] | None:
@@ -83,6 +86,7 @@ class CompactionPanel(QWidget):
         self._confirm_outbound, self._confirm_accept = confirm_outbound, confirm_accept
         self._ask_save_path = ask_save_path
         self._pending: RunOptions | None = None
+        self._sized = False
         self.form = CompactionOptionsForm(prefs, profiles, controller.session.settings)
         self.form.changed.connect(self.request_plan)
         # the form's widgets, named on the panel too (tests and screenshots use them)
@@ -126,28 +130,26 @@ class CompactionPanel(QWidget):
     def _layout(self) -> None:
         plan = QGroupBox(self.tr("Planned cut"))
         QVBoxLayout(plan).addWidget(self.cut_label)
-        run = QGroupBox(self.tr("Run"))
-        rl = QVBoxLayout(run)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addStretch(1)
-        rl.addLayout(buttons)
-        rl.addWidget(self.progress)
-        rl.addWidget(self.stage)
-        rl.addWidget(self.usage)
         left = QWidget()
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 4, 0)
-        for w in (self.form, plan, run):
+        for w in (self.form, plan):
             ll.addWidget(w)
         ll.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(left)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        result = QGroupBox(self.tr("Result"))
+        # Run and its progress head the result column, so they never scroll out of sight
+        result = QGroupBox(self.tr("Run and result"))
         res = QVBoxLayout(result)
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.run_button)
+        run_row.addWidget(self.cancel_button)
+        run_row.addWidget(self.progress, 1)
+        res.addLayout(run_row)
+        res.addWidget(self.stage)
+        res.addWidget(self.usage)
         row = QHBoxLayout()
         for b in (self.accept_button, self.discard_button, self.undo_button):
             row.addWidget(b)
@@ -161,14 +163,26 @@ class CompactionPanel(QWidget):
         res.addLayout(exports)
         res.addWidget(self.status)
         res.addWidget(self.summary, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(scroll)
-        split.addWidget(result)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.addWidget(scroll)
+        self.split.addWidget(result)
+        self.split.setChildrenCollapsible(False)
+        scroll.setMinimumSize(280, 140)
+        result.setMinimumSize(280, 140)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
-        outer.addWidget(split)
+        outer.addWidget(self.split)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Options beside the result when there is room, above it in a narrow tab."""
+        super().resizeEvent(event)
+        wide = event.size().width() >= WIDE_LAYOUT_PX
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if orientation != self.split.orientation() or not self._sized:
+            self.split.setOrientation(orientation)
+            total = event.size().width() if wide else event.size().height()
+            self.split.setSizes([total // 2, total - total // 2])
+            self._sized = True
 
     def _wire(self) -> None:
         c = self.c
