@@ -13,9 +13,9 @@ from session_files import structured_summary
 from conftest import sample_path
 from sessionlens.engine.ask_overlap import ask_tokens, clean_user_ask, has_ask_overlap
 from sessionlens.engine.audit import audit_compaction, audit_report_dict, audit_summary
-from sessionlens.engine.span import compaction_span
 from sessionlens.engine.errors import AuditError
 from sessionlens.engine.load import load_transcript
+from sessionlens.engine.span import compaction_span
 from sessionlens.engine.summary_templates import detect_template
 
 # The headings as transcript-format.md §3.5 / §3.6 name them (an independent copy for tests).

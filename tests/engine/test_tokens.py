@@ -357,6 +357,25 @@ def test_helper_threads_count_like_the_caller(monkeypatch: pytest.MonkeyPatch) -
     assert counts == [len(enc.encode_ordinary(x)) for x in texts]
 
 
+def test_without_helpers_only_the_calling_thread_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``helpers=False`` (what the GUI asks for) starts no helper and counts the same."""
+    monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 10)
+    monkeypatch.setattr(tokenizer, "_helper_count", lambda: 2)
+    started: list[object] = []
+    monkeypatch.setattr(tokenizer, "_pool", lambda: started.append(1))
+    texts = [f"entry {i}: " + "lorem ipsum dolor " * (i % 7) for i in range(200)]
+    counter = tokenizer.TextCounter("o200k_base", Path("/x"), len(texts), helpers=False)
+    try:
+        for text in texts:
+            counter.add(text)
+        counts = counter.finish()
+    finally:
+        counter.close()
+    enc = get_encoding("o200k_base")
+    assert counts == [len(enc.encode_ordinary(x)) for x in texts]
+    assert started == []
+
+
 @pytest.mark.parametrize(("cores", "load", "helpers"), [
     (1, 0.0, 0), (2, 0.2, 1), (2, 1.0, 1), (2, 1.8, 0), (2, 4.5, 0), (8, 1.0, 3), (8, 6.0, 2),
 ])

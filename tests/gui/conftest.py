@@ -15,10 +15,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
-from sessionlens.gui.app import AppContext, build, parse_args
-
 # the compaction tests' fixtures: a qasync loop, the app without a window, an OpenAI server
 from compaction_fixtures import make_app, openai_server, qloop  # noqa: E402, F401
+
+from sessionlens.gui.app import AppContext, build, parse_args
 
 
 @pytest.fixture

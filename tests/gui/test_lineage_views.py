@@ -167,8 +167,14 @@ def test_mounted_panel_builds_compares_and_restores(make_main_window: Any,
     lin, panel = parts.controller, parts.panel
     bench = ctx.window.workbench
     assert bench.tabText(bench.indexOf(panel)) == "Lineage"
-    with qtbot.waitSignal(lin.lineage_ready, timeout=8000) as ready:
+    assert bench.currentWidget() is not panel
+    # while the tab is hidden, opening a file builds no lineage (it waits for the tab)
+    with qtbot.waitSignal(ctx.controller.loaded, timeout=8000):
         ctx.controller.open(chain.transcripts[1])
+    qtbot.waitUntil(lambda: not ctx.controller.is_busy(), timeout=8000)
+    assert lin.result is None
+    with qtbot.waitSignal(lin.lineage_ready, timeout=8000) as ready:
+        bench.setCurrentWidget(panel)
     result = ready.args[0]
     # the GUI reads the very Chain the CLI prints
     assert result.lineage.chain == build_session_chain(chain.transcripts[1])

@@ -204,13 +204,16 @@ class TextCounter:
     helper threads (one per spare core, each with its own encoding) join in, since tiktoken
     releases the GIL while encoding. ``encode_ordinary`` semantics: ``<|endoftext|>`` in a
     transcript is plain text, never a special token. ``cancel()`` returning True raises
-    ``LoadCancelled``; ``on_progress(done, total)`` follows the texts counted.
+    ``LoadCancelled``; ``on_progress(done, total)`` follows the texts counted. With
+    ``helpers=False`` only the calling thread works (an interactive app keeps the other core
+    for its UI thread: a helper competes with it for the CPU and the GIL).
     """
 
     def __init__(self, encoding: str, path: Path, total: int,
                  on_progress: Callable[[int, int], None] | None = None,
-                 cancel: Callable[[], bool] | None = None) -> None:
+                 cancel: Callable[[], bool] | None = None, *, helpers: bool = True) -> None:
         self._name = encoding
+        self._use_helpers = helpers
         self._enc = get_encoding(encoding)
         self._path = path
         self._total = total
@@ -252,7 +255,8 @@ class TextCounter:
             self._results.append(None)
             self._queue.put(len(self._chunks) - 1)
             self._texts, self._size = [], 0
-            if len(self._chunks) == HELPER_START_CHUNKS and _helper_count():
+            if (self._use_helpers and len(self._chunks) == HELPER_START_CHUNKS
+                    and _helper_count()):
                 pool = _pool()
                 self._helpers = [pool.submit(self._helper) for _ in range(_helper_count())]
         # The caller takes a chunk itself when helpers fall behind (or there are none yet);

@@ -180,11 +180,13 @@ def _estimate_context(transcript: Transcript, estimates: Mapping[str, int]) -> i
 
 def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
                  on_progress: Callable[[int, int], None] | None = None,
-                 cancel: Callable[[], bool] | None = None) -> TokenReport:
+                 cancel: Callable[[], bool] | None = None,
+                 helpers: bool = True) -> TokenReport:
     """Count every entry three ways and total the replayed context (cached per encoding).
 
     ``on_progress(done, total)`` reports entries tokenized; ``cancel()`` returning True stops
-    the count with ``LoadCancelled``. Raises ``ConfigError`` for an unknown encoding.
+    the count with ``LoadCancelled``. ``helpers=False`` keeps the work on the calling thread
+    (the GUI does, so its UI thread keeps a core). Raises ``ConfigError`` for an unknown encoding.
     Estimates do not depend on the encoding and are kept across encodings.
     """
     get_encoding(encoding)  # fail fast on a bad name, before any work
@@ -199,7 +201,8 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
     pi: list[int] = []
     oc: list[int] = []
     images: list[int] = []
-    tokenizing = TextCounter(encoding, transcript.path, len(entries), on_progress, cancel)
+    tokenizing = TextCounter(encoding, transcript.path, len(entries), on_progress, cancel,
+                             helpers=helpers)
     try:
         for i, entry in enumerate(entries):
             if cancel is not None and i & 1023 == 0 and cancel():

@@ -251,7 +251,8 @@ class SessionController(QObject):
         encoding, settings = self.encoding, self.settings
 
         def job(report: Progress, cancelled: CancelCheck) -> TokenView:
-            r = count_tokens(t, encoding, on_progress=report, cancel=cancelled)
+            r = count_tokens(t, encoding, on_progress=report, cancel=cancelled,
+                             helpers=False)  # the UI thread keeps the other core
             series = context_series(t, r)
             xs = np.fromiter((p.index for p in series), dtype=np.int64, count=len(series))
             ys = np.fromiter((p.tokens for p in series), dtype=np.int64, count=len(series))

@@ -131,7 +131,19 @@ class LineageController(QObject):
         self.result: LineageResult | None = None
         self.outline: OutlineResult | None = None
         self._pending_entry: tuple[Path, str] | None = None
+        #: False while the lineage panel is hidden: building waits until it is shown, so
+        #: opening a big file does not also walk its whole chain on the shared workers.
+        self._active = True
+        self._stale: Transcript | None = None
         session.loaded.connect(self._on_session_loaded)
+
+    def set_active(self, active: bool) -> None:
+        """Build only while the panel is visible; catch up when it is shown again."""
+        self._active = active
+        if active and self._stale is not None:
+            stale, self._stale = self._stale, None
+            self.build_outline(stale)
+            self.refresh()
 
     # building ---------------------------------------------------------------------------------
     def _on_session_loaded(self, t: Transcript) -> None:
@@ -139,6 +151,9 @@ class LineageController(QObject):
         pending, self._pending_entry = self._pending_entry, None
         if pending is not None and Path(pending[0]) == Path(t.path):
             self._session.select(pending[1])
+        if not self._active:
+            self._stale = t
+            return
         self.build_outline(t)
         self.refresh()
 

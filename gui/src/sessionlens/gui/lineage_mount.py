@@ -36,6 +36,9 @@ def mount_lineage(window: MainWindow, session: SessionController,
     lin = LineageController(session, tasks, parent=window)
     panel = LineagePanel(lin)
     window.add_workbench_tab(panel, QCoreApplication.translate("LineageMount", "Lineage"))
+    lin.set_active(window.workbench.currentWidget() is panel)
+    window.workbench.currentChanged.connect(
+        lambda _i: lin.set_active(window.workbench.currentWidget() is panel))
     panel.branches.entry_activated.connect(session.select)
     session.entry_selected.connect(panel.branches.show_entry)
     dark = is_dark(window.palette())
