@@ -115,3 +115,39 @@ def test_restore_migrates_v1(tmp_path: Path) -> None:
     assert entries[1]["parentId"] == entries[0]["id"]
     assert entries[2]["message"]["role"] == "custom"
     assert src.read_bytes() == b.write(tmp_path / "again.jsonl").read_bytes()
+
+
+def test_undo_moves_the_store_back_to_the_restored_history(tmp_path: Path) -> None:
+    """restore(repoint=successor): records that pointed at the undone successor follow the
+    restored file; everything else in the store stays byte-for-byte as it was."""
+    src, ids = rich_session(tmp_path)
+    store = tmp_path / "sessions.json"
+    store.write_text(json.dumps({"k": {"sessionId": SESSION_ID, "sessionFile": src.name,
+                                       "label": "keep me"},
+                                 "other": {"sessionId": "zzz", "sessionFile": "zzz.jsonl"}},
+                                indent=2))
+    res = write_compaction(load_transcript(src), _record(ids))
+    assert res.checkpoint_path is not None and res.successor_path is not None
+    after_compaction = json.loads(store.read_text())
+    assert after_compaction["k"]["sessionFile"] == res.successor_path.name
+
+    undone = restore_checkpoint(res.checkpoint_path, repoint=res.successor_path)
+    assert undone.successor_path is not None and store in undone.written
+    rec = json.loads(store.read_text())
+    assert rec["k"]["sessionFile"] == undone.successor_path.name
+    assert rec["k"]["sessionId"] == undone.session_id
+    assert rec["k"]["label"] == "keep me"
+    assert rec["k"]["compactionCheckpoints"] == after_compaction["k"]["compactionCheckpoints"]
+    assert rec["other"] == {"sessionId": "zzz", "sessionFile": "zzz.jsonl"}
+    assert load_transcript(undone.successor_path).leaf_id == ids["a6"]
+
+
+def test_restore_without_repoint_leaves_the_store_alone(tmp_path: Path) -> None:
+    src, ids = rich_session(tmp_path)
+    store = tmp_path / "sessions.json"
+    store.write_text(json.dumps({"k": {"sessionId": SESSION_ID, "sessionFile": src.name}}))
+    res = write_compaction(load_transcript(src), _record(ids))
+    assert res.checkpoint_path is not None
+    before = store.read_bytes()
+    restored = restore_checkpoint(res.checkpoint_path)
+    assert store.read_bytes() == before and restored.written == (restored.successor_path,)

@@ -87,6 +87,12 @@ def test_offline_run_writes_nothing_until_accept_then_successor_loads(
     restored = load_transcript(blocker.args[0].successor_path)
     original_rows = [r for r in read_rows(path) if r.get("type") != "session"]
     assert [e.id for e in restored.entries] == [r["id"] for r in original_rows]
+    # the session store follows the undo: its record now names the restored transcript
+    import json
+
+    records = json.loads((folder / "sessions.json").read_text())
+    files = [r.get("sessionFile") for r in records.values() if isinstance(r, dict)]
+    assert any(f and Path(f).name == blocker.args[0].successor_path.name for f in files)
     qtbot.waitUntil(lambda: ctx.controller.path == blocker.args[0].successor_path, timeout=RUN_MS)
     settle(qtbot, ctx)
 

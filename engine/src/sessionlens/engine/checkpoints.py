@@ -23,7 +23,7 @@ from .entry_lines import header_line, iso_timestamp, new_session_id, session_fil
 from .errors import PersistError
 from .guard import read_unchanged_bytes
 from .model import Transcript
-from .store import StoreEdit, matching_session_keys
+from .store import StoreEdit, find_store, matching_session_keys, update_store
 from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_writable
 
 __all__ = [
@@ -127,13 +127,29 @@ def checkpoint_store_edit(store: Mapping[str, Any], transcript: Transcript,
     return edits
 
 
-def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = None
-                       ) -> WriteResult:
+def _header_session_id(path: Path) -> str | None:
+    """The session id in a transcript's header line (None when it has none)."""
+    import json
+
+    try:
+        with open(path, "rb") as fh:
+            head = json.loads(fh.readline() or b"{}")
+    except (OSError, ValueError):
+        return None
+    value = head.get("id") if isinstance(head, dict) and head.get("type") == "session" else None
+    return value if isinstance(value, str) else None
+
+
+def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = None,
+                       repoint: Path | str | None = None) -> WriteResult:
     """Fork a checkpoint (or any pi/OpenClaw transcript) into a new transcript beside it.
 
     The new file's header names the checkpoint as ``parentSession``; its entries are the
     checkpoint's, same ids, same order (v1/v2 migrated to v3), so its last line, the leaf,
-    is the leaf the checkpoint was taken at. Nothing existing is modified.
+    is the leaf the checkpoint was taken at. Nothing existing is modified, except with
+    ``repoint``: an undo of a compaction names the successor it replaces, and the
+    ``sessions.json`` records that point at that successor move to the restored file (so
+    the agent continues from the restored history, not from the undone compaction).
     """
     from .load import load_transcript  # the loader is heavy; import on use
 
@@ -156,5 +172,26 @@ def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = No
             yield line + b"\n"
 
     atomic_write_chunks(target, chunks(), mode=_file_mode(source), exclusive=True)
-    return WriteResult(written=(target,), successor_path=target, session_id=sid,
-                       compaction_entry_id=None)
+    written: tuple[Path, ...] = (target,)
+    store_path = find_store(source.parent) if repoint is not None else None
+    if repoint is not None and store_path is not None:
+        old = Path(repoint)
+        old_sid = _header_session_id(old)
+
+        def edits(store: dict[str, Any]) -> StoreEdit:
+            out: dict[str, dict[str, Any]] = {}
+            for key in matching_session_keys(store, old, old_sid):
+                fields: dict[str, Any] = {"sessionId": sid}
+                if store[key].get("sessionFile"):
+                    fields["sessionFile"] = _store_file_value(target, store[key]["sessionFile"])
+                out[key] = fields
+            return out
+
+        try:
+            if update_store(store_path, edits):
+                written += (store_path,)
+        except BaseException:
+            target.unlink(missing_ok=True)  # all or nothing: no restored file without its record
+            raise
+    return WriteResult(written=written, successor_path=target, session_id=sid,
+                       compaction_entry_id=None, store_path=store_path if len(written) > 1 else None)

@@ -343,9 +343,12 @@ class CompactionController(QObject):
             self.write_failed.emit(self.tr("There is no checkpoint to restore."))
             return
         checkpoint = write.checkpoint_path
+        # the store moves back with the undo: records that pointed at the successor (or, for
+        # an append, at the original) now point at the restored transcript
+        replaced = write.successor_path or (self.transcript.path if self.transcript else None)
 
         def job(_p: Progress, _c: CancelCheck) -> WriteResult:
-            return restore_checkpoint(checkpoint)
+            return restore_checkpoint(checkpoint, repoint=replaced)
 
         def done(result: WriteResult) -> None:
             self.last_write = None
