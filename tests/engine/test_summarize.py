@@ -292,9 +292,11 @@ def test_preview_shows_what_would_be_sent_and_secrets_in_it() -> None:
     b.user("and then?")
     t = b.build()
     prompts = preview_prompts(t, plan_for(t), instructions="mind the deploy")
-    assert prompts[0].lower().count("do not continue") == 1
-    assert "[User]: deploy with token" in prompts[1] and "mind the deploy" in prompts[1]
-    assert [f.kind for f in find_secrets("\n".join(prompts))] == ["github_token"]
+    assert prompts[0].label.startswith("chunk 1/")
+    assert prompts[0].system.lower().count("do not continue") == 1
+    assert "[User]: deploy with token" in prompts[0].prompt
+    assert "mind the deploy" in prompts[0].prompt
+    assert [f.kind for f in find_secrets("\n".join(p.text for p in prompts))] == ["github_token"]
 
 
 @pytest.mark.asyncio

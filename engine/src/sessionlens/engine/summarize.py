@@ -46,7 +46,10 @@ from .staging import summarize_stretch
 if TYPE_CHECKING:
     from .plan import CompactionPlan
 
-__all__ = ["CancelCheck", "ProgressEvent", "SummaryResult", "preview_prompts", "summarize_plan"]
+__all__ = [
+    "EARLIER_SUMMARY_PLACEHOLDER", "CancelCheck", "OutboundPrompt", "ProgressEvent", "SummaryResult",
+    "preview_prompts", "summarize_plan",
+]
 
 #: Polled while a run is in flight; returning True cancels it at once.
 CancelCheck = Callable[[], bool]
@@ -312,23 +315,42 @@ async def summarize_plan(
         raise SummarizationCancelled("summarization cancelled") from exc
 
 
+#: Stands in for the summary of earlier chunks in a preview: only the model can write it.
+EARLIER_SUMMARY_PLACEHOLDER = "(the summary of the earlier chunks, as the model writes it)"
+
+
+@dataclass(frozen=True, slots=True)
+class OutboundPrompt:
+    """One request a run would send: its stage label, the system prompt and the user text."""
+
+    label: str
+    system: str
+    prompt: str
+
+    @property
+    def text(self) -> str:
+        return f"[system]\n{self.system}\n\n[user]\n{self.prompt}"
+
+
 def preview_prompts(transcript: Transcript, plan: CompactionPlan, *, instructions: str = "",
                     template: str = "structured", identifier_policy: str = "strict",
-                    custom_identifier_instructions: str = "") -> tuple[str, ...]:
-    """The text a model provider would receive for ``plan``: the system prompt, then one
-    prompt per chunk (and the turn prefix). Later chunks carry a summary that does not exist
-    yet; a placeholder stands in for it. Shown (and scanned for secrets) before sending."""
+                    custom_identifier_instructions: str = "") -> tuple[OutboundPrompt, ...]:
+    """The first request of every stage a model provider would receive for ``plan``: one per
+    chunk, and the turn prefix. Later chunks carry a summary that does not exist yet; a
+    placeholder stands in for it. Shown (and scanned for secrets) before anything is sent."""
     check_template(template)
     kw = dict(instructions=instructions, identifier_policy=identifier_policy,
               custom_identifiers=custom_identifier_instructions)
     chunks = [tuple(c) for c in plan.chunks if c] or (
         [tuple(plan.summarize_entry_ids)] if plan.summarize_entry_ids else [])
-    out = [SYSTEM_PROMPT]
-    for i, chunk in enumerate(chunks):
-        previous = plan.previous_summary if i == 0 else "(the summary of the chunk before)"
-        out.append(build_history_prompt(serialize_entries(_entries(transcript, chunk)),
-                                        template=template, previous_summary=previous, **kw))
+    out: list[OutboundPrompt] = []
+    for i, chunk in enumerate(chunks, 1):
+        previous = plan.previous_summary if i == 1 else EARLIER_SUMMARY_PLACEHOLDER
+        prompt = build_history_prompt(serialize_entries(_entries(transcript, chunk)),
+                                      template=template, previous_summary=previous or None, **kw)
+        out.append(OutboundPrompt(f"chunk {i}/{len(chunks)}", SYSTEM_PROMPT, prompt))
     if plan.is_split_turn and plan.turn_prefix_entry_ids:
-        out.append(build_turn_prefix_prompt(
-            serialize_entries(_entries(transcript, plan.turn_prefix_entry_ids)), **kw))
+        prompt = build_turn_prefix_prompt(
+            serialize_entries(_entries(transcript, plan.turn_prefix_entry_ids)), **kw)
+        out.append(OutboundPrompt("turn prefix", SYSTEM_PROMPT, prompt))
     return tuple(out)

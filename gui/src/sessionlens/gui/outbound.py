@@ -1,6 +1,6 @@
 """What leaves the machine when a remote provider summarizes, and the redaction on the way out.
 
-The engine builds every prompt (``build_history_prompt`` over ``serialize_entries``) and
+The engine builds every prompt (``preview_prompts`` uses the prompt functions a run uses) and
 finds secrets (``find_secrets`` / ``redact``); this module only lines those calls up so the
 preview dialog can show the prompts before anything is sent, and wraps the provider so the
 very same redaction is applied to every request that does go out, including the later
@@ -18,13 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sessionlens.engine import (
-    SYSTEM_PROMPT,
     ChatMessage,
-    build_history_prompt,
-    build_turn_prefix_prompt,
+    OutboundPrompt,
     find_secrets,
+    preview_prompts,
     redact,
-    serialize_entries,
 )
 
 if TYPE_CHECKING:
@@ -38,21 +36,8 @@ if TYPE_CHECKING:
         Transcript,
     )
 
-#: Stands in for the summary of earlier chunks, which only the model can write.
-EARLIER_SUMMARY_PLACEHOLDER = "(the summary of the earlier chunks, as the model writes it)"
-
-
-@dataclass(frozen=True, slots=True)
-class OutboundPart:
-    """One request of the run: its label, the system prompt and the user message."""
-
-    label: str
-    system: str
-    prompt: str
-
-    @property
-    def text(self) -> str:
-        return f"[system]\n{self.system}\n\n[user]\n{self.prompt}"
+#: One request of the run (label, system prompt, user text): the engine's own record.
+OutboundPart = OutboundPrompt
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,27 +96,14 @@ def _secret_groups(texts: Sequence[str]) -> tuple[SecretGroup, ...]:
 def build_outbound_preview(transcript: Transcript, plan: CompactionPlan, profile: ProviderProfile,
                            *, template: str, instructions: str, identifier_policy: str,
                            custom_identifiers: str = "") -> OutboundPreview:
-    """The first request of every stage, built by the engine's own prompt functions."""
-    chunks = [tuple(c) for c in plan.chunks if c] or (
-        [tuple(plan.summarize_entry_ids)] if plan.summarize_entry_ids else [])
-    parts: list[OutboundPart] = []
-    for i, chunk in enumerate(chunks, 1):
-        entries = [transcript.entry(eid) for eid in chunk]
-        previous = plan.previous_summary if i == 1 else EARLIER_SUMMARY_PLACEHOLDER
-        prompt = build_history_prompt(
-            serialize_entries(entries), template=template, previous_summary=previous or None,
-            instructions=instructions, identifier_policy=identifier_policy,
-            custom_identifiers=custom_identifiers)
-        parts.append(OutboundPart(f"chunk {i}/{len(chunks)}", SYSTEM_PROMPT, prompt))
-    if plan.is_split_turn and plan.turn_prefix_entry_ids:
-        entries = [transcript.entry(eid) for eid in plan.turn_prefix_entry_ids]
-        prompt = build_turn_prefix_prompt(
-            serialize_entries(entries), instructions=instructions,
-            identifier_policy=identifier_policy, custom_identifiers=custom_identifiers)
-        parts.append(OutboundPart("turn prefix", SYSTEM_PROMPT, prompt))
-    return OutboundPreview(profile.name, profile.model, profile.base_url, tuple(parts),
+    """The first request of every stage, exactly as the engine will build it."""
+    parts = preview_prompts(transcript, plan, instructions=instructions, template=template,
+                            identifier_policy=identifier_policy,
+                            custom_identifier_instructions=custom_identifiers)
+    chunks = sum(1 for p in parts if p.label.startswith("chunk "))
+    return OutboundPreview(profile.name, profile.model, profile.base_url, parts,
                            _secret_groups([p.text for p in parts]),
-                           later_stages=1 if len(chunks) > 1 else 0)
+                           later_stages=1 if chunks > 1 else 0)
 
 
 class RedactingProvider:
