@@ -225,24 +225,37 @@ def memory(path: Path) -> tuple[int, int, int]:
     return int(traced[0]), int(traced[1]), int(rss[0])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def add_file_args(ap: argparse.ArgumentParser) -> None:
+    """The options that pick the generated transcript (shared with ``plan.py``)."""
     ap.add_argument("--size-mb", type=float, default=100.0)
     ap.add_argument("--dir", type=Path, help="folder for the generated file (default: temp)")
-    ap.add_argument("--keep", action="store_true", help="keep the generated file")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--runs", type=int, default=3)
+
+
+def bench_file(args: argparse.Namespace) -> Path:
+    """The benchmark transcript in ``--dir`` (else a temp folder), generated only when it is
+    missing or not about ``--size-mb`` big, so several benchmarks can share one file."""
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="sessionlens-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "bench-v3.jsonl"
+    if not path.exists() or abs(path.stat().st_size - args.size_mb * (1 << 20)) > (8 << 20):
+        generate(path, args.size_mb, args.seed)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_file_args(ap)
+    ap.add_argument("--keep", action="store_true", help="keep the generated file")
     args = ap.parse_args(argv)
 
     from sessionlens.engine import tokens
     from sessionlens.engine.load import load_transcript
 
-    folder = args.dir or Path(tempfile.mkdtemp(prefix="sessionlens-bench-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "bench-v3.jsonl"
     t0 = time.perf_counter()
-    if not path.exists() or abs(path.stat().st_size - args.size_mb * (1 << 20)) > (8 << 20):
-        generate(path, args.size_mb, args.seed)
+    path = bench_file(args)
+    folder = path.parent
     size = path.stat().st_size
     print(f"file        {path}  {size / (1 << 20):.1f} MB  (ready in "
           f"{time.perf_counter() - t0:.1f} s)")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import generate  # noqa: E402  (the load benchmark's data generator)
+from load import add_file_args, bench_file  # noqa: E402  (the load benchmark's data)
 from sessionlens.engine.forensics import analyze_compactions  # noqa: E402
 from sessionlens.engine.load import load_transcript  # noqa: E402
 from sessionlens.engine.model import Transcript  # noqa: E402
@@ -71,17 +70,10 @@ def before_last_compaction(t: Transcript) -> Transcript:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--size-mb", type=float, default=100.0)
-    ap.add_argument("--dir", type=Path, help="folder for the generated file (default: temp)")
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--runs", type=int, default=3)
+    add_file_args(ap)
     args = ap.parse_args(argv)
 
-    folder = args.dir or Path(tempfile.mkdtemp(prefix="sessionlens-bench-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "bench-v3.jsonl"
-    if not path.exists() or abs(path.stat().st_size - args.size_mb * (1 << 20)) > (8 << 20):
-        generate(path, args.size_mb, args.seed)
+    path = bench_file(args)
     t0 = time.perf_counter()
     t = load_transcript(path)
     print(f"file        {path}  {path.stat().st_size / (1 << 20):.1f} MB, loaded in "

@@ -50,6 +50,20 @@ def test_structured_summary_with_everything_passes() -> None:
     assert report.dropped == ()
 
 
+def test_entities_of_a_previous_report_give_the_same_audit() -> None:
+    b, span = _session()
+    t = b.build()
+    first = audit_summary(t, structured_summary("parser crash"), summarized_entry_ids=span,
+                          template="structured")
+    assert first.entities  # the span has paths, hashes and urls to pass along
+    second_text = structured_summary("Fix the crash in /srv/app/parser.py")
+    fresh = audit_summary(t, second_text, summarized_entry_ids=span, template="structured")
+    reused = audit_summary(t, second_text, summarized_entry_ids=span, template="structured",
+                           entities=first.entities)
+    assert reused == fresh
+    assert "/srv/app/parser.py" not in {d.value for d in reused.dropped}
+
+
 def test_missing_and_duplicate_sections_are_named() -> None:
     b, span = _session()
     summary = structured_summary("parser crash large inputs").replace("## Key Decisions\n", "")

@@ -341,18 +341,23 @@ def test_chunked_exact_counts_equal_raw_tiktoken(texts: list[str]) -> None:
         assert report.entries[f"{i:08x}"].exact == len(enc.encode_ordinary(x))
 
 
+def _count_in_chunks(texts: list[str], *, helpers: bool = True) -> list[int]:
+    """Every text through a TextCounter, as ``count_tokens`` feeds it."""
+    counter = tokenizer.TextCounter("o200k_base", Path("/x"), len(texts), helpers=helpers)
+    try:
+        for text in texts:
+            counter.add(text)
+        return counter.finish()
+    finally:
+        counter.close()
+
+
 def test_helper_threads_count_like_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     """Enough chunks to start the helpers (each with its own encoding copy) on any machine."""
     monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 10)
     monkeypatch.setattr(tokenizer, "_helper_count", lambda: 2)
     texts = [f"entry {i}: " + "lorem ipsum dolor " * (i % 7) for i in range(400)]
-    counter = tokenizer.TextCounter("o200k_base", Path("/x"), len(texts))
-    try:
-        for text in texts:
-            counter.add(text)
-        counts = counter.finish()
-    finally:
-        counter.close()
+    counts = _count_in_chunks(texts)
     enc = get_encoding("o200k_base")
     assert counts == [len(enc.encode_ordinary(x)) for x in texts]
 
@@ -364,13 +369,7 @@ def test_without_helpers_only_the_calling_thread_counts(monkeypatch: pytest.Monk
     started: list[object] = []
     monkeypatch.setattr(tokenizer, "_pool", lambda: started.append(1))
     texts = [f"entry {i}: " + "lorem ipsum dolor " * (i % 7) for i in range(200)]
-    counter = tokenizer.TextCounter("o200k_base", Path("/x"), len(texts), helpers=False)
-    try:
-        for text in texts:
-            counter.add(text)
-        counts = counter.finish()
-    finally:
-        counter.close()
+    counts = _count_in_chunks(texts, helpers=False)
     enc = get_encoding("o200k_base")
     assert counts == [len(enc.encode_ordinary(x)) for x in texts]
     assert started == []

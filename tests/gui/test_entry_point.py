@@ -6,14 +6,14 @@ import os
 import subprocess
 import sys
 
-from sessionlens.gui.selftest import bundled_sample
+from sessionlens.gui.paths import bundled_sample_path
 
 
 def test_subcommands_never_import_qt() -> None:
     code = (
         "import sys\n"
         "from sessionlens.gui.__main__ import main\n"
-        f"rc = main(['inspect', {str(bundled_sample())!r}, '--json'])\n"
+        f"rc = main(['inspect', {str(bundled_sample_path())!r}, '--json'])\n"
         "qt = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync')]\n"
         "print('QT', qt, file=sys.stderr); sys.exit(rc or (3 if qt else 0))\n"
     )

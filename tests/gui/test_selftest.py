@@ -5,11 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from sessionlens.gui.selftest import bundled_sample, run_self_test
+from sessionlens.gui.paths import bundled_sample_path
+from sessionlens.gui.selftest import run_self_test
 
 
 def test_bundled_sample_is_shipped_in_the_package() -> None:
-    path = bundled_sample()
+    path = bundled_sample_path()
     assert path.is_file() and path.stat().st_size > 10_000
     assert path.read_text(encoding="utf-8").startswith('{"type":"session"')
 
@@ -27,7 +28,7 @@ def test_self_test_passes_headless(capsys) -> None:  # type: ignore[no-untyped-d
 def test_self_test_fails_when_the_sample_is_missing(monkeypatch, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     import sessionlens.gui.selftest as st
 
-    monkeypatch.setattr(st, "bundled_sample", lambda: tmp_path / "gone.jsonl")
+    monkeypatch.setattr(st, "bundled_sample_path", lambda: tmp_path / "gone.jsonl")
     assert run_self_test(with_window=False) == 1
     out = capsys.readouterr().out
     assert "FAIL load bundled sample" in out and "self-test FAILED" in out

@@ -19,7 +19,7 @@ from .errors import PersistError
 
 __all__ = [
     "atomic_write_bytes", "atomic_write_text", "atomic_write_chunks", "atomic_copy",
-    "fsync_directory", "TEMP_SUFFIX", "is_temp_name",
+    "fsync_directory", "file_mode", "TEMP_SUFFIX", "is_temp_name",
 ]
 
 #: Ending of every temp file this module creates (a leftover after a kill is recognisable).
@@ -30,6 +30,14 @@ _COPY_CHUNK = 1 << 20
 def is_temp_name(name: str) -> bool:
     """True for the name of a temp file left behind by an interrupted write."""
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def file_mode(path: Path) -> int:
+    """Permission bits a copy of ``path`` should get (0o644 when it cannot be read)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return 0o644
 
 
 def fsync_directory(folder: Path) -> None:

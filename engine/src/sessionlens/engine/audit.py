@@ -68,6 +68,11 @@ class AuditCheck:
     #: empty when the check passed.
     reasons: tuple[str, ...] = ()
 
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON data (one entry of ``checks`` in audit, compact and export output)."""
+        return {"name": self.name, "passed": self.passed, "detail": self.detail,
+                "reasons": list(self.reasons)}
+
 
 @dataclass(frozen=True, slots=True)
 class ClassCoverage:
@@ -134,14 +139,12 @@ def audit_report_dict(report: AuditReport) -> dict[str, Any]:
         "template": report.template,
         "detected_template": report.detected_template,
         "identifier_policy": report.identifier_policy,
-        "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail,
-                    "reasons": list(c.reasons)} for c in report.checks],
+        "checks": [c.as_dict() for c in report.checks],
         "reasons": list(report.reasons),
         "identifiers": {"found": list(report.identifiers_found),
                         "missing": list(report.identifiers_missing)},
         "coverage": {c.cls: {"found": c.found, "total": c.total} for c in report.coverage},
-        "dropped": [{"value": d.value, "class": d.cls, "entry_ids": list(d.entry_ids)}
-                    for d in report.dropped],
+        "dropped": [d.as_dict() for d in report.dropped],
         "summarized_entry_ids": list(report.summarized_entry_ids),
         "latest_ask": report.latest_ask,
         "summary_chars": report.summary_chars,
@@ -260,6 +263,7 @@ def audit_summary(
     latest_ask_entry_id: str | None = None,
     compaction_id: str | None = None,
     from_hook: bool = False,
+    entities: Sequence[Identifier] | None = None,
 ) -> AuditReport:
     """Audit ``summary`` as the replacement for ``summarized_entry_ids``.
 
@@ -267,6 +271,8 @@ def audit_summary(
     "safeguard", ...), or "auto" to judge it on the template it turns out to follow.
     ``identifier_policy``: "strict" requires every audited identifier, "off" only reports
     them, "custom" audits ``custom_identifiers`` instead of the extracted set.
+    ``entities`` is a previous report's ``entities`` for the same span, so auditing several
+    summaries of one span (the quality loop) extracts them once.
     """
     if identifier_policy not in ("strict", "off", "custom"):
         raise ValueError(f"unknown identifier policy {identifier_policy!r}")
@@ -281,8 +287,8 @@ def audit_summary(
     audited = (tuple(dict.fromkeys(i.strip() for i in custom_identifiers if i.strip()))
                if identifier_policy == "custom" else _recent_identifiers(entries))
     id_check, found, missing = _identifiers_check(summary, audited, identifier_policy)
-    entities = extract_identifiers(entries)
-    dropped = find_dropped(summary, entities)
+    span_entities = tuple(entities) if entities is not None else extract_identifiers(entries)
+    dropped = find_dropped(summary, span_entities)
     checks = (
         _content_check(summary),
         _sections_check(summary, used),
@@ -294,7 +300,7 @@ def audit_summary(
         passed=all(c.passed for c in checks),
         checks=checks,
         template=used,
-        coverage=_coverage(entities, dropped),
+        coverage=_coverage(span_entities, dropped),
         identifiers_found=found,
         identifiers_missing=missing,
         dropped=dropped,
@@ -303,7 +309,7 @@ def audit_summary(
         identifier_policy=identifier_policy,
         latest_ask=ask,
         summary_chars=len(summary),
-        entities=entities,
+        entities=span_entities,
         detected_template=detected,
     )
 

@@ -10,7 +10,6 @@ a new ``<ts>_<uuid>.jsonl`` whose header points back at the checkpoint.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .atomic import atomic_write_bytes, atomic_write_chunks
+from .atomic import atomic_write_bytes, atomic_write_chunks, file_mode
 from .entry_lines import header_line, iso_timestamp, new_session_id, session_file_name
 from .errors import PersistError
 from .guard import read_unchanged_bytes
@@ -60,18 +59,11 @@ def checkpoint_name(session_id: str) -> str:
     return f"{session_id}{CHECKPOINT_MARK}{uuid.uuid4()}.jsonl"
 
 
-def _file_mode(path: Path) -> int:
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return 0o644
-
-
 def write_checkpoint(transcript: Transcript, data: bytes) -> Checkpoint:
     """Keep ``data`` (the transcript's verified pre-compaction bytes) as a checkpoint copy."""
     sid = transcript.session_id or transcript.path.stem
     target = transcript.path.absolute().parent / checkpoint_name(sid)
-    atomic_write_bytes(target, data, mode=_file_mode(transcript.path), exclusive=True)
+    atomic_write_bytes(target, data, mode=file_mode(transcript.path), exclusive=True)
     return Checkpoint(target, sid, transcript.leaf_id)
 
 
@@ -127,19 +119,6 @@ def checkpoint_store_edit(store: Mapping[str, Any], transcript: Transcript,
     return edits
 
 
-def _header_session_id(path: Path) -> str | None:
-    """The session id in a transcript's header line (None when it has none)."""
-    import json
-
-    try:
-        with open(path, "rb") as fh:
-            head = json.loads(fh.readline() or b"{}")
-    except (OSError, ValueError):
-        return None
-    value = head.get("id") if isinstance(head, dict) and head.get("type") == "session" else None
-    return value if isinstance(value, str) else None
-
-
 def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = None,
                        repoint: Path | str | None = None) -> WriteResult:
     """Fork a checkpoint (or any pi/OpenClaw transcript) into a new transcript beside it.
@@ -151,7 +130,8 @@ def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = No
     ``sessions.json`` records that point at that successor move to the restored file (so
     the agent continues from the restored history, not from the undone compaction).
     """
-    from .load import load_transcript  # the loader is heavy; import on use
+    from .chain import read_header  # chain and the loader are heavy; import on use
+    from .load import load_transcript
 
     source = Path(checkpoint_path).absolute()
     transcript = load_transcript(source)
@@ -162,8 +142,8 @@ def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = No
     data = read_unchanged_bytes(transcript)
     stamp = iso_timestamp(now)
     sid = new_session_id()
-    cwd = transcript.header.cwd or str(source.absolute().parent)
-    head = header_line(sid, stamp, cwd, str(source.absolute()))
+    cwd = transcript.header.cwd or str(source.parent)
+    head = header_line(sid, stamp, cwd, str(source))
     target = source.parent / session_file_name(stamp, sid)
 
     def chunks() -> Any:
@@ -171,12 +151,13 @@ def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = No
         for line in iter_entry_lines(transcript, data):
             yield line + b"\n"
 
-    atomic_write_chunks(target, chunks(), mode=_file_mode(source), exclusive=True)
+    atomic_write_chunks(target, chunks(), mode=file_mode(source), exclusive=True)
     written: tuple[Path, ...] = (target,)
     store_path = find_store(source.parent) if repoint is not None else None
     if repoint is not None and store_path is not None:
         old = Path(repoint)
-        old_sid = _header_session_id(old)
+        old_id = (read_header(old) or {}).get("id")
+        old_sid = old_id if isinstance(old_id, str) else None
 
         def edits(store: dict[str, Any]) -> StoreEdit:
             out: dict[str, dict[str, Any]] = {}

@@ -8,7 +8,6 @@ the GUI writes only after the user accepts.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -16,15 +15,17 @@ from .audit import AuditReport, IdentifierPolicy, audit_summary
 from .model import Transcript
 from .plan import CompactionPlan
 from .providers import FallbackChain, Provider, RetryPolicy
-from .quality import MAX_QUALITY_RETRIES, QualityOutcome, run_with_quality_loop
+from .quality import QualityOutcome, run_with_quality_loop
 from .successor import CompactionRecord
 from .summarize import CancelCheck, ProgressEvent, SummaryResult, summarize_plan
+from .tokencount import estimate_tokens_from_chars
 
 __all__ = [
     "CompactionOptions",
     "CompactionOutcome",
     "compaction_record",
     "run_compaction",
+    "tokens_after",
 ]
 
 
@@ -59,11 +60,12 @@ class CompactionOutcome:
 
     @property
     def summarized_entry_ids(self) -> tuple[str, ...]:
-        return tuple(self.plan.summarize_entry_ids) + tuple(self.plan.turn_prefix_entry_ids)
+        return self.plan.summarized_entry_ids
 
 
-def _tokens_after(plan: CompactionPlan, summary: str) -> int:
-    return int(plan.kept_tokens) + math.ceil(len(summary) / 4)
+def tokens_after(plan: CompactionPlan, summary: str) -> int:
+    """Predicted context after writing ``summary`` for ``plan``: kept tail plus the summary."""
+    return int(plan.kept_tokens) + estimate_tokens_from_chars(len(summary))
 
 
 async def run_compaction(
@@ -81,7 +83,6 @@ async def run_compaction(
     Raises ``SummarizationCancelled`` on cancel and ``ProviderError`` when every provider
     fails; nothing is written either way.
     """
-    summarized = tuple(plan.summarize_entry_ids) + tuple(plan.turn_prefix_entry_ids)
     results: dict[str, SummaryResult] = {}
 
     async def generate(feedback: str | None) -> str:
@@ -97,17 +98,23 @@ async def run_compaction(
         results[result.summary] = replace(result, instructions=options.instructions)
         return result.summary
 
+    reports: list[AuditReport] = []
+
     def audit(summary: str) -> AuditReport:
-        return audit_summary(
-            transcript, summary, summarized_entry_ids=summarized, template=options.template,
-            identifier_policy=options.identifier_policy,
-            custom_identifiers=options.custom_identifiers)
+        # every attempt summarizes the same span: its entities are extracted once
+        report = audit_summary(
+            transcript, summary, summarized_entry_ids=plan.summarized_entry_ids,
+            template=options.template, identifier_policy=options.identifier_policy,
+            custom_identifiers=options.custom_identifiers,
+            entities=reports[0].entities if reports else None)
+        reports.append(report)
+        return report
 
     quality = await run_with_quality_loop(
-        generate, audit, max_retries=min(MAX_QUALITY_RETRIES, max(0, options.quality_retries)))
+        generate, audit, max_retries=options.quality_retries)  # the loop clamps it to 0..3
     result = results[quality.summary]
     return CompactionOutcome(plan=plan, result=result, audit=quality.report, quality=quality,
-                             tokens_after=_tokens_after(plan, quality.summary))
+                             tokens_after=tokens_after(plan, quality.summary))
 
 
 def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import importlib
 import mmap
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -37,7 +38,7 @@ __all__ = [
     "discover_sessions", "summarize_session_file", "classify_session_file",
     "read_session_store", "resolve_session_file", "SessionStore", "StoreRecord",
     "CompactionCheckpoint", "CheckpointPosition", "openclaw_state_dirs",
-    "load_plugin_sources", "PLUGIN_MODULES",
+    "load_plugin_sources", "PLUGIN_MODULES", "objects_mentioning",
 ]
 
 _HEAD_BYTES = 1 << 20
@@ -133,11 +134,11 @@ def _count_lines(mm: mmap.mmap | bytes) -> int:
     return n + 1
 
 
-def _count_type(mm: mmap.mmap | bytes, etype: str) -> int:
-    """Lines whose top-level ``type`` is ``etype``; only candidate lines are parsed."""
-    count = 0
+def objects_mentioning(mm: mmap.mmap | bytes, *needles: bytes) -> Iterator[dict[str, Any]]:
+    """The JSON objects on lines holding any of ``needles``, each line once; nothing else
+    is parsed, which keeps a scan of a 100 MB file quick."""
     seen_starts: set[int] = set()
-    for needle in (f'"type":"{etype}"'.encode(), f'"type": "{etype}"'.encode()):
+    for needle in needles:
         pos = mm.find(needle)
         while pos >= 0:
             start = mm.rfind(b"\n", 0, pos) + 1
@@ -149,10 +150,15 @@ def _count_type(mm: mmap.mmap | bytes, etype: str) -> int:
                     obj = orjson.loads(mm[start:end])
                 except orjson.JSONDecodeError:
                     obj = None
-                if type(obj) is dict and obj.get("type") == etype:
-                    count += 1
+                if type(obj) is dict:
+                    yield obj
             pos = mm.find(needle, end)
-    return count
+
+
+def _count_type(mm: mmap.mmap | bytes, etype: str) -> int:
+    """Lines whose top-level ``type`` is ``etype``."""
+    needles = (f'"type":"{etype}"'.encode(), f'"type": "{etype}"'.encode())
+    return sum(1 for o in objects_mentioning(mm, *needles) if o.get("type") == etype)
 
 
 def _first_object(head: bytes) -> dict[str, object] | None:

@@ -19,14 +19,20 @@ load splits, counts once.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from .discovery import SessionInfo, SessionSource, _count_lines, register_source
+from .discovery import (
+    SessionInfo,
+    SessionSource,
+    _count_lines,
+    objects_mentioning,
+    register_source,
+)
 from .formats.claude_code import subagent_parent_id
 from .formats.codex import rollout_session_id
 from .model import Format
@@ -49,25 +55,6 @@ def codex_dirs(home: Path, env: Mapping[str, str]) -> list[Path]:
     base = env.get("CODEX_HOME")
     root = Path(base).expanduser() if base else home / ".codex"
     return [root / "sessions", root / "archived_sessions"]
-
-
-def _count_where(mm: mmap.mmap | bytes, needle: bytes,
-                 keep: Callable[[dict[str, Any]], bool]) -> int:
-    """Lines containing ``needle`` whose parsed object passes ``keep``."""
-    count = 0
-    pos = mm.find(needle)
-    while pos >= 0:
-        start = mm.rfind(b"\n", 0, pos) + 1
-        end = mm.find(b"\n", pos)
-        end = len(mm) if end < 0 else end
-        try:
-            obj = orjson.loads(mm[start:end])
-        except orjson.JSONDecodeError:
-            obj = None
-        if type(obj) is dict and keep(obj):
-            count += 1
-        pos = mm.find(needle, end)
-    return count
 
 
 def _head_objects(head: bytes, limit: int = 64) -> list[dict[str, Any]]:
@@ -100,11 +87,6 @@ def _is_boundary(obj: dict[str, Any]) -> bool:
     return obj.get("type") == "system" and obj.get("subtype") == "compact_boundary"
 
 
-def _is_lone_summary(obj: dict[str, Any]) -> bool:
-    """An older Claude Code compaction: a summary message with no boundary row before it."""
-    return obj.get("isCompactSummary") is True and obj.get("parentUuid") is None
-
-
 def scan_claude_code(path: Path, fmt: Format, head: bytes) -> SessionInfo | None:
     """SessionInfo of a Claude Code session or subagent file."""
     st = path.stat()
@@ -112,10 +94,13 @@ def scan_claude_code(path: Path, fmt: Format, head: bytes) -> SessionInfo | None
         return None
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         lines = _count_lines(mm)
-        boundaries = _count_where(mm, b"compact_boundary", _is_boundary)
-        lone = _count_where(mm, b"isCompactSummary", _is_lone_summary)
-        summaries = _count_where(mm, b"isCompactSummary",
-                                 lambda o: o.get("isCompactSummary") is True)
+        boundaries = sum(1 for o in objects_mentioning(mm, b"compact_boundary") if _is_boundary(o))
+        summaries = lone = 0
+        for o in objects_mentioning(mm, b"isCompactSummary"):
+            if o.get("isCompactSummary") is True:
+                summaries += 1
+                if o.get("parentUuid") is None:  # an older compaction: no boundary row
+                    lone += 1
     objs = _head_objects(head)
     parent = subagent_parent_id(path)
     sid = path.stem if parent is not None else (_first_str(objs, "sessionId") or path.stem)
@@ -133,7 +118,8 @@ def scan_codex(path: Path, fmt: Format, head: bytes) -> SessionInfo | None:
         return None
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         lines = _count_lines(mm)
-        compactions = _count_where(mm, b'"compacted"', lambda o: o.get("type") == "compacted")
+        compactions = sum(1 for o in objects_mentioning(mm, b'"compacted"')
+                          if o.get("type") == "compacted")
     meta: dict[str, Any] = {}
     for o in _head_objects(head):
         if o.get("type") == "session_meta" and isinstance(o.get("payload"), dict):

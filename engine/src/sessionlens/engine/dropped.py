@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .identifiers import IDENTIFIER_CLASSES, Identifier, IdentifierClass, summary_contains
 
@@ -42,6 +43,10 @@ class DroppedItem:
     cls: IdentifierClass
     #: Entries of the span that mention it, in file order.
     entry_ids: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON data (the ``dropped`` items of audit output and exports)."""
+        return {"value": self.value, "class": self.cls, "entry_ids": list(self.entry_ids)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +84,7 @@ def group_by_class(items: Iterable[DroppedItem]) -> dict[str, tuple[DroppedItem,
     return {c: tuple(groups[c]) for c in order}
 
 
-def _md_code(value: str) -> str:
+def md_code(value: str) -> str:
     """Inline code that survives backticks inside the value."""
     fence = "`"
     while fence in value:
@@ -106,7 +111,7 @@ def _addendum(groups: dict[str, tuple[DroppedItem, ...]], total: int, source: st
         lines += ["", f"### {CLASS_TITLES.get(cls, cls)} ({len(items)})"]
         for item in items:
             where = f" (entries {_where(item.entry_ids)})" if item.entry_ids else ""
-            lines.append(f"- {_md_code(item.value)}{where}")
+            lines.append(f"- {md_code(item.value)}{where}")
     return "\n".join(lines) + "\n"
 
 

@@ -22,7 +22,7 @@ from .model import Entry, Format
 
 __all__ = [
     "iso_timestamp", "session_file_name", "new_entry_id", "new_session_id", "dump_line",
-    "header_line", "entry_line", "entry_bytes",
+    "header_line", "entry_line", "entry_bytes", "parse_line",
 ]
 
 
@@ -73,7 +73,8 @@ def entry_bytes(data: bytes, entry: Entry) -> bytes:
     return data[entry.offset:entry.offset + entry.length]
 
 
-def _parse(raw: bytes) -> dict[str, Any]:
+def parse_line(raw: bytes) -> dict[str, Any]:
+    """One entry line as a dict, read as the loader reads it (ValueError if not an object)."""
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:  # bad UTF-8 (read as U+FFFD, as the loader does), huge ints
@@ -106,7 +107,7 @@ def entry_line(raw: bytes, entry: Entry, fmt: Format, *,
     if (not migrate and new_parent == entry.parent_id and _is_clean_utf8(raw)
             and _has_strict_base(raw, entry)):
         return raw
-    obj = _parse(raw)
+    obj = parse_line(raw)
     out: dict[str, Any] = {"type": obj.get("type", entry.type), "id": entry.id,
                            "parentId": new_parent}
     ts = obj.get("timestamp")
@@ -136,7 +137,7 @@ def _keep_source_order(source: dict[str, Any], out: dict[str, Any]) -> dict[str,
 def _has_strict_base(raw: bytes, entry: Entry) -> bool:
     """Cheap check that a v3 line already carries what the strict reader demands."""
     try:
-        obj = _parse(raw)
+        obj = parse_line(raw)
     except ValueError:
         return False
     parent = obj.get("parentId", 0)

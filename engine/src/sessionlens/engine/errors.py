@@ -27,6 +27,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = [
+    "AuditError",
+    "ConfigError",
+    "ContextOverflowError",
+    "ExportError",
+    "FileChangedError",
+    "LoadCancelled",
+    "LoadError",
+    "LockHeldError",
+    "NotATranscriptError",
+    "PersistError",
+    "PlanError",
+    "ProviderAuthError",
+    "ProviderError",
+    "ProviderTimeoutError",
+    "ProviderUnavailableError",
+    "SessionLensError",
+    "SummarizationCancelled",
+]
+
 
 class SessionLensError(Exception):
     """Base of every error the engine raises on purpose."""
@@ -119,24 +139,3 @@ class ExportError(SessionLensError):
 
 class AuditError(SessionLensError):
     """There is nothing to audit: the transcript holds no compaction, or not the one asked for."""
-
-
-__all__ = [
-    "AuditError",
-    "ConfigError",
-    "ContextOverflowError",
-    "ExportError",
-    "FileChangedError",
-    "LoadCancelled",
-    "LoadError",
-    "LockHeldError",
-    "NotATranscriptError",
-    "PersistError",
-    "PlanError",
-    "ProviderAuthError",
-    "ProviderError",
-    "ProviderTimeoutError",
-    "ProviderUnavailableError",
-    "SessionLensError",
-    "SummarizationCancelled",
-]

@@ -16,6 +16,8 @@ import re
 from html import escape
 from typing import Any
 
+from .dropped import md_code
+
 __all__ = ["HTML_CSS", "render_html", "render_json", "render_markdown"]
 
 HTML_CSS = """
@@ -50,9 +52,8 @@ def _fence(text: str) -> str:
 
 
 def _code(value: str) -> str:
-    fence = "`" * (max((len(m) for m in re.findall(r"`+", value)), default=0) + 1)
-    pad = " " if value.startswith("`") or value.endswith("`") else ""
-    return f"{fence}{pad}{' '.join(value.split())}{pad}{fence}"
+    """Inline code on one line (runs of whitespace, newlines included, become one space)."""
+    return md_code(" ".join(value.split()))
 
 
 def _status(passed: bool) -> str:

@@ -9,7 +9,6 @@ keep growing from one compaction to the next. Pure: no I/O.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -18,6 +17,8 @@ from .cutpoints import region_bounds, usage_context
 from .model import Entry, Transcript
 from .overflow import is_context_overflow
 from .plan import context_window_of, estimate_context_tokens, is_message_entry
+from .span import path_to
+from .tokencount import estimate_tokens_from_chars
 from .tokens import estimate_entry_tokens
 
 if TYPE_CHECKING:
@@ -73,22 +74,11 @@ class CompactionForensics:
 
 
 def _branch_to(transcript: Transcript, entry_id: str, active_pos: dict[str, int]) -> list[Entry]:
-    """Entries from the root to ``entry_id`` inclusive, following parents (cycle-safe)."""
+    """Entries from the root to ``entry_id`` inclusive (the active path is sliced, not walked)."""
     at = active_pos.get(entry_id)
     if at is not None:
         return [transcript.entries[transcript.index[i]] for i in transcript.active_path[:at + 1]]
-    chain: list[Entry] = []
-    seen: set[str] = set()
-    current: str | None = entry_id
-    while current is not None and current not in seen:
-        entry = transcript.get(current)
-        if entry is None:
-            break
-        seen.add(current)
-        chain.append(entry)
-        current = entry.parent_id
-    chain.reverse()
-    return chain
+    return list(path_to(transcript, entry_id))
 
 
 def _overflow_before(before: Sequence[Entry], window: int) -> str | None:
@@ -136,7 +126,7 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     region = before[start:]
     prev = before[boundary] if boundary is not None else None
     prev_comp = prev if prev is not None and prev.type == "compaction" else None
-    prev_summary = math.ceil(len(prev_comp.summary or "") / 4) if prev_comp is not None else 0
+    prev_summary = estimate_tokens_from_chars(len(prev_comp.summary or "")) if prev_comp is not None else 0
     kept_before: list[Entry] = []
     if prev_comp is not None and boundary is not None:
         ids = [e.id for e in before[:boundary]]
@@ -156,7 +146,7 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     hard = kept_id is None or kept_id == comp.id or kept_id not in region_ids
     cut = region_ids.index(kept_id) if kept_id is not None and not hard else len(region)
     replaced = prev_summary + sum(estimates[:cut])
-    summary_tokens = math.ceil(len(comp.summary or "") / 4)
+    summary_tokens = estimate_tokens_from_chars(len(comp.summary or ""))
     flags: list[CompactionFlag] = []
     if trigger != "overflow-retry" and threshold > 0 and context < FAR_BELOW_SHARE * threshold:
         flags.append("far-below-threshold")

@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import orjson
-
 from .atomic import TEMP_SUFFIX
+from .entry_lines import entry_bytes, parse_line
 from .errors import FileChangedError, LockHeldError, PersistError
 from .model import Transcript
 
@@ -256,15 +255,11 @@ def _check_entry_spans(transcript: Transcript, data: bytes) -> None:
     for e in transcript.entries:
         if e.length <= 0:
             continue
-        raw = data[e.offset:e.offset + e.length]
         try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            try:
-                obj = json.loads(raw.decode("utf-8", errors="replace"))
-            except ValueError:
-                obj = None
-        if not isinstance(obj, dict) or obj.get("type") != e.type or (
+            obj: dict[str, object] | None = parse_line(entry_bytes(data, e))
+        except ValueError:
+            obj = None
+        if obj is None or obj.get("type") != e.type or (
                 "id" in obj and obj.get("id") != e.id):
             raise FileChangedError(transcript.path, f"line {e.line} no longer holds entry "
                                    f"{e.id}; reload the transcript and plan again")

@@ -4,7 +4,8 @@
 empty file, a file of no known format); every per-line problem becomes a Diagnostic on the
 returned Transcript. Claude Code and Codex files are parsed by their adapter modules
 (``formats.claude_code`` / ``formats.codex``), which return the same ``ParsedFile`` as the
-pi parser and share ``tree.build_transcript``.
+pi parser, report progress and honour ``cancel`` the same way, and share
+``tree.build_transcript``.
 """
 
 from __future__ import annotations
@@ -153,9 +154,7 @@ def parse_bytes(data: bytes, path: Path, fmt: Format, *,
                                   f"{label} files is not supported yet") from exc
     if cancel is not None and cancel():
         raise LoadCancelled(path, "cancelled before parsing")
-    parsed: ParsedFile = module.parse(data, path)
-    if on_progress is not None:
-        on_progress(len(data), len(data))
+    parsed: ParsedFile = module.parse(data, path, on_progress=on_progress, cancel=cancel)
     return parsed
 
 

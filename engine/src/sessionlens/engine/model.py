@@ -16,6 +16,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+__all__ = [
+    "ContentBlock",
+    "ContextItem",
+    "ContextKind",
+    "Diagnostic",
+    "Entry",
+    "FileOps",
+    "Format",
+    "ImageBlock",
+    "KNOWN_ENTRY_TYPES",
+    "MESSAGE_ROLES",
+    "Message",
+    "SessionHeader",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallBlock",
+    "Transcript",
+    "Usage",
+]
+
 #: Formats the loader recognises (the ``format`` key of ``inspect``).
 Format = Literal["openclaw-v3", "pi-v1", "pi-v2", "claude-code", "codex"]
 
@@ -305,24 +325,3 @@ class Transcript:
         with open(self.path, "rb") as fh:
             fh.seek(entry.offset)
             return fh.read(entry.length)
-
-
-__all__ = [
-    "ContentBlock",
-    "ContextItem",
-    "ContextKind",
-    "Diagnostic",
-    "Entry",
-    "FileOps",
-    "Format",
-    "ImageBlock",
-    "KNOWN_ENTRY_TYPES",
-    "MESSAGE_ROLES",
-    "Message",
-    "SessionHeader",
-    "TextBlock",
-    "ThinkingBlock",
-    "ToolCallBlock",
-    "Transcript",
-    "Usage",
-]

@@ -26,6 +26,7 @@ from .atomic import (
     atomic_write_bytes,
     atomic_write_chunks,
     atomic_write_text,
+    file_mode,
     fsync_directory,
 )
 from .checkpoints import PostCompaction, checkpoint_store_edit, write_checkpoint
@@ -59,13 +60,6 @@ __all__ = [
 WriteMode = Literal["successor", "append"]
 
 
-def _mode_of(path: Path) -> int:
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return 0o644
-
-
 def _prepare_successor(transcript: Transcript, data: bytes, record: CompactionRecord,
                        now: datetime | None) -> tuple[PostCompaction, Callable[[], object]]:
     """Build the successor in memory (every refusal happens here, before any write)."""
@@ -73,7 +67,7 @@ def _prepare_successor(transcript: Transcript, data: bytes, record: CompactionRe
     target = transcript.path.absolute().parent / content.file_name
     post = PostCompaction(content.session_id, target, content.compaction_entry_id,
                           content.first_kept_entry_id)
-    mode = _mode_of(transcript.path)
+    mode = file_mode(transcript.path)
     return post, lambda: atomic_write_bytes(target, content.data(), mode=mode, exclusive=True)
 
 

@@ -38,6 +38,7 @@ from .cutpoints import (
 from .errors import PlanError
 from .model import Entry, FileOps, SessionHeader, Transcript
 from .settings import CompactionSettings, context_window_for_model
+from .tokencount import estimate_tokens_from_chars
 from .tokens import TokenReport, estimate_entry_tokens
 
 #: The cut-rule names are re-exported here because ``cutpoints`` is not on the package's
@@ -103,6 +104,11 @@ class CompactionPlan:
     max_chunk_tokens: int = 0
     #: Id of the compaction or reset the region starts after.
     boundary_entry_id: str | None = None
+
+    @property
+    def summarized_entry_ids(self) -> tuple[str, ...]:
+        """Everything the summary stands in for: the history plus a split turn's prefix."""
+        return self.summarize_entry_ids + self.turn_prefix_entry_ids
 
     @property
     def region_entry_ids(self) -> tuple[str, ...]:
@@ -258,7 +264,7 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
 
     window = context_window_of(path, settings, transcript.header)
     reserve = settings.reserve_for(window)
-    summary_tokens = math.ceil(len(previous.summary or "") / 4) if previous is not None else 0
+    summary_tokens = estimate_tokens_from_chars(len(previous.summary or "")) if previous is not None else 0
     tokens_before = estimate_context_tokens(path[start:], estimates[start:], summary_tokens)
     reported = tokens.reported_context if tokens is not None else None
     context_tokens = reported if reported is not None else tokens_before

@@ -45,6 +45,10 @@ REQUIRED_SECTIONS: dict[str, tuple[str, ...]] = {
                   "## Pending user asks", "## Exact identifiers"),
 }
 TURN_PREFIX_SECTIONS = ("## Original Request", "## Early Progress", "## Context for Suffix")
+#: What each turn-prefix heading should hold, as the prompt shows it (same order).
+_TURN_PREFIX_HINTS = ("[What the user asked for in this turn]",
+                      "- [What was done so far in this turn]",
+                      "- [Facts, files and results the rest of the turn relies on]")
 
 TEMPLATES: dict[str, str] = {
     "structured": """Use exactly this layout (keep every heading, even when a section is empty;
@@ -168,9 +172,8 @@ def build_turn_prefix_prompt(conversation: str, *, instructions: str = "",
     layout = "\n\n".join([
         "This is the opening of a single turn; the rest of the turn is kept verbatim after this "
         "summary. Summarize only what the later part needs, in exactly this layout:",
-        "## Original Request\n[What the user asked for in this turn]",
-        "## Early Progress\n- [What was done so far in this turn]",
-        "## Context for Suffix\n- [Facts, files and results the rest of the turn relies on]",
+        *(f"{heading}\n{hint}" for heading, hint in zip(TURN_PREFIX_SECTIONS, _TURN_PREFIX_HINTS,
+                                                          strict=True)),
     ])
     parts = [f"<conversation>\n{conversation}\n</conversation>", layout,
              identifier_instructions(identifier_policy, custom_identifiers),

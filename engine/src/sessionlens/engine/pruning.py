@@ -8,11 +8,11 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .model import Transcript
+from .tokencount import estimate_tokens_from_chars
 from .tokens import estimate_entry_tokens
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def preview_pruning(transcript: Transcript, keep_turns: int = 3, *,
                     tokens: TokenReport | None = None) -> PruningPreview:
     """Estimate the saving of replacing old tool results in the replayed context by a marker."""
     keep_turns = max(0, keep_turns)
-    marker_tokens = math.ceil(len(PRUNED_MARKER) / 4)
+    marker_tokens = estimate_tokens_from_chars(len(PRUNED_MARKER))
     items = transcript.context
     estimates: list[int] = []
     for item in items:

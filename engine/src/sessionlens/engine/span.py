@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .cutpoints import region_bounds
 from .errors import AuditError
 from .model import Entry, Transcript
 
@@ -62,12 +63,9 @@ def compaction_span(transcript: Transcript, compaction_id: str | None = None) ->
         known = ", ".join(e.id for e in transcript.compactions) or "none"
         raise AuditError(f"{transcript.path}: no compaction with id {cid!r} (compactions: {known})")
     before = path_to(transcript, cid)[:-1]
-    start = 0
-    previous: str | None = None
-    for i, item in enumerate(before):
-        if item.type in ("compaction", "reset"):
-            start = i + 1
-            previous = item.id if item.type == "compaction" else previous
+    start, _ = region_bounds(before)
+    # a reset ends the region but is not a compaction: the previous one is looked for past it
+    previous = next((e.id for e in reversed(before) if e.type == "compaction"), None)
     region = before[start:]
     end = len(region)
     kept = False

@@ -11,20 +11,22 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Protocol
 
+from .chunks import SAFETY_MARGIN, is_oversized_for_summary
 from .errors import ContextOverflowError
 from .model import Entry
 from .prompts import build_history_prompt, build_turn_prefix_prompt
 from .providers.base import SummaryPurpose
 from .serialize import serialize_entries
+from .tokens import estimate_entry_tokens
 
 __all__ = ["OVERSIZE_SAFETY_MARGIN", "StageCaller", "is_oversized", "omission_note",
            "summarize_stretch"]
 
-OVERSIZE_SAFETY_MARGIN = 1.2
+#: The estimate's safety margin, the one the plan's chunking uses (chunks.py).
+OVERSIZE_SAFETY_MARGIN = SAFETY_MARGIN
 _MAX_SPLIT_DEPTH = 2
 
 
@@ -48,16 +50,12 @@ class StageCaller(Protocol):
 
 
 def entry_tokens(entry: Entry) -> int:
-    """pi's chars/4 estimate (tokens.py), or the serialized length / 4 before it exists."""
-    try:
-        from .tokens import estimate_entry_tokens
-    except ImportError:
-        return math.ceil(len(serialize_entries([entry])) / 4)
-    return int(estimate_entry_tokens(entry))
+    """pi's chars/4 estimate (tokens.py)."""
+    return estimate_entry_tokens(entry)
 
 
 def is_oversized(entry: Entry, context_window: int) -> bool:
-    return entry_tokens(entry) * OVERSIZE_SAFETY_MARGIN > context_window * 0.5
+    return is_oversized_for_summary(entry_tokens(entry), context_window)
 
 
 def omission_note(entry: Entry) -> str:

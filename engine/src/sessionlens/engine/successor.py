@@ -261,7 +261,7 @@ def _in_cycles(parents: dict[str, str | None],
     return cut
 
 
-def _resolve(parents: dict[str, str | None], transcript: Transcript, removed: set[str],
+def _resolve(parents: dict[str, str | None], transcript: Transcript,
              entry_id: str | None) -> str | None:
     """``entry_id`` if kept, else its nearest kept ancestor."""
     seen: set[str] = set()
@@ -281,7 +281,7 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
     assert transcript.header is not None
     removed, first_kept = _removed_ids(transcript, record)
     parents = _new_parents(transcript, removed)
-    leaf = _resolve(parents, transcript, removed, transcript.leaf_id)
+    leaf = _resolve(parents, transcript, transcript.leaf_id)
     order = _depth_first(parents, leaf)
     stamp = iso_timestamp(now)
     session_id = new_session_id()

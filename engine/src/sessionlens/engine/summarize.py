@@ -153,17 +153,18 @@ class _Run:
                 self.received += streamed[0] // 4 - before
                 self.emit("streaming", label)
 
-        def on_retry(attempt: int, wait: float, exc: ProviderError) -> None:
+        def restart() -> None:
             self.received -= streamed[0] // 4  # the failed attempt's text is discarded
             streamed[0] = 0
             self.sent += estimate_in  # the prompt goes out again
+
+        def on_retry(attempt: int, wait: float, exc: ProviderError) -> None:
+            restart()
             self.emit("retry", f"{label}: attempt {attempt} failed ({exc}); retrying in "
                                f"{wait:.1f}s")
 
         def on_fallback(name: str, exc: ProviderError, nxt: str) -> None:
-            self.received -= streamed[0] // 4
-            streamed[0] = 0
-            self.sent += estimate_in
+            restart()
             self.warnings.append(f"{label}: provider {name} failed ({exc}); fell back to {nxt}")
             self.emit("fallback", self.warnings[-1])
 
@@ -221,6 +222,12 @@ def _entries(transcript: Transcript, ids: Sequence[str]) -> list[Entry]:
     return out
 
 
+def _plan_chunks(plan: CompactionPlan) -> list[tuple[str, ...]]:
+    """The history stretches in the order they are summarized (one stretch if unchunked)."""
+    return [tuple(c) for c in plan.chunks if c] or (
+        [tuple(plan.summarize_entry_ids)] if plan.summarize_entry_ids else [])
+
+
 def _as_chain(provider_or_chain: Provider | FallbackChain | Sequence[Provider],
               retry: RetryPolicy | None) -> FallbackChain:
     if isinstance(provider_or_chain, FallbackChain):
@@ -234,9 +241,8 @@ def _as_chain(provider_or_chain: Provider | FallbackChain | Sequence[Provider],
 async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) -> SummaryResult:
     budget = max(256, min(int(plan.summary_budget_tokens) or 13_107,
                           run.chain.profile.max_output_tokens))
-    chunks = [tuple(c) for c in plan.chunks if c] or (
-        [tuple(plan.summarize_entry_ids)] if plan.summarize_entry_ids else [])
-    oversized = frozenset(getattr(plan, "oversized_entry_ids", ()) or ())
+    chunks = _plan_chunks(plan)
+    oversized = frozenset(plan.oversized_entry_ids)
     suffix = file_ops_tags(plan.file_ops)
     split = bool(plan.is_split_turn and plan.turn_prefix_entry_ids)
     run.emit("start", f"{len(chunks)} chunk(s), split turn: {bool(plan.is_split_turn)}")
@@ -341,8 +347,7 @@ def preview_prompts(transcript: Transcript, plan: CompactionPlan, *, instruction
     check_template(template)
     kw = dict(instructions=instructions, identifier_policy=identifier_policy,
               custom_identifiers=custom_identifier_instructions)
-    chunks = [tuple(c) for c in plan.chunks if c] or (
-        [tuple(plan.summarize_entry_ids)] if plan.summarize_entry_ids else [])
+    chunks = _plan_chunks(plan)
     out: list[OutboundPrompt] = []
     for i, chunk in enumerate(chunks, 1):
         previous = plan.previous_summary if i == 1 else EARLIER_SUMMARY_PLACEHOLDER

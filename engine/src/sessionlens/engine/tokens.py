@@ -8,14 +8,15 @@
   CJK/image-aware variant.
 
 ``count_tokens`` does the I/O-free but CPU-heavy work once per (transcript, encoding) and caches
-it; estimates do not depend on the encoding, so recounting with another one only re-tokenizes.
+it. The estimates come out of the same per-entry pass that builds the text to tokenize
+(``measure_entry``), so they are recomputed with it rather than cached on their own.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Generic, TypeVar
@@ -35,6 +36,7 @@ from .tokencount import (
     measure_entry,
 )
 from .tokenizer import ENCODING_NAMES, TextCounter, ensure_tiktoken_data, get_encoding
+from .tree_context import BOUNDARY_TYPES, last_boundary
 
 __all__ = [
     "CHARS_PER_TOKEN", "ENCODING_NAMES", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS",
@@ -111,18 +113,10 @@ def _valid_usage_tokens(entry: Entry) -> int | None:
     return tokens if tokens > 0 else None
 
 
-def _boundary_position(path: Sequence[Entry]) -> int:
-    """Index of the latest compaction or reset on the path, or -1."""
-    for i in range(len(path) - 1, -1, -1):
-        if path[i].type in ("compaction", "reset"):
-            return i
-    return -1
-
-
 def reported_usage_entry(transcript: Transcript) -> Entry | None:
     """The assistant entry whose usage is the reported context size, or None (pure)."""
     path = transcript.path_entries()
-    start = _boundary_position(path) + 1
+    start = last_boundary(path) + 1
     for i in range(len(path) - 1, start - 1, -1):
         if _valid_usage_tokens(path[i]) is not None:
             return path[i]
@@ -161,14 +155,16 @@ class _ByTranscript(Generic[V]):
 
 
 _reports: _ByTranscript[TokenReport] = _ByTranscript(_CACHE_SIZE)
-_estimates: _ByTranscript[tuple[tuple[int, ...], tuple[int, ...]]] = _ByTranscript(_CACHE_SIZE)
 
 
 # --------------------------------------------------------------------------- the report
 
-def _estimate_context(transcript: Transcript, estimates: Mapping[str, int]) -> int:
-    """pi ``estimateContextTokens`` over the replayed context (usage only after the boundary)."""
-    usage_entry = reported_usage_entry(transcript)
+def _estimate_context(transcript: Transcript, usage_entry: Entry | None,
+                      estimates: Mapping[str, int]) -> int:
+    """pi ``estimateContextTokens`` over the replayed context (usage only after the boundary).
+
+    ``usage_entry`` is ``reported_usage_entry(transcript)``, found once by the caller.
+    """
     items = transcript.context
     if usage_entry is not None:
         for i in range(len(items) - 1, -1, -1):
@@ -187,7 +183,6 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
     ``on_progress(done, total)`` reports entries tokenized; ``cancel()`` returning True stops
     the count with ``LoadCancelled``. ``helpers=False`` keeps the work on the calling thread
     (the GUI does, so its UI thread keeps a core). Raises ``ConfigError`` for an unknown encoding.
-    Estimates do not depend on the encoding and are kept across encodings.
     """
     get_encoding(encoding)  # fail fast on a bad name, before any work
     hit = _reports.get(transcript, encoding)
@@ -197,7 +192,6 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
         return hit
 
     entries = transcript.entries
-    known = _estimates.get(transcript)
     pi: list[int] = []
     oc: list[int] = []
     images: list[int] = []
@@ -210,16 +204,11 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
             text, pi_chars, oc_chars, n_images = measure_entry(entry)
             tokenizing.add(text)
             images.append(n_images)
-            if known is None:
-                pi.append(estimate_tokens_from_chars(pi_chars))
-                oc.append(estimate_tokens_from_chars(oc_chars))
+            pi.append(estimate_tokens_from_chars(pi_chars))
+            oc.append(estimate_tokens_from_chars(oc_chars))
         exact = tokenizing.finish()
     finally:
         tokenizing.close()
-    if known is None:
-        _estimates.put(transcript, (tuple(pi), tuple(oc)))
-    else:
-        pi, oc = list(known[0]), list(known[1])
 
     per_entry: dict[str, EntryTokens] = {}
     by_role: dict[str, int] = {}
@@ -239,9 +228,9 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
         reported_context=None if usage_entry is None else _valid_usage_tokens(usage_entry),
         reported_entry_id=None if usage_entry is None else usage_entry.id,
         estimate_context=_estimate_context(
-            transcript, {e.id: pi[i] for i, e in enumerate(entries)}),
+            transcript, usage_entry, {e.id: pi[i] for i, e in enumerate(entries)}),
         estimate_context_openclaw=_estimate_context(
-            transcript, {e.id: oc[i] for i, e in enumerate(entries)}),
+            transcript, usage_entry, {e.id: oc[i] for i, e in enumerate(entries)}),
         exact_context=sum(per_entry[i].exact for i in ctx_ids if i in per_entry),
         exact_total=sum(t.exact for t in per_entry.values()),
         by_role=MappingProxyType(dict(sorted(by_role.items()))),
@@ -270,7 +259,7 @@ def context_series(transcript: Transcript, report: TokenReport) -> tuple[Context
         reported = _valid_usage_tokens(entry)
         if reported is not None:
             running = reported
-        elif entry.type in ("compaction", "reset"):
+        elif entry.type in BOUNDARY_TYPES:
             kept_from = position.get(entry.first_kept_entry_id or "", i)
             kept_from = kept_from if kept_from < i else i
             running = est(entry) + sum(est(e) for e in path[kept_from:i])

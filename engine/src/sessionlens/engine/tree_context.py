@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 
 from .model import ContextItem, Entry
 
-__all__ = ["build_context", "context_item"]
+__all__ = ["BOUNDARY_TYPES", "build_context", "context_item", "last_boundary"]
 
-_BOUNDARY_TYPES = ("compaction", "reset")
+#: Entry types that end what the model sees before them (the replay starts over there).
+BOUNDARY_TYPES = ("compaction", "reset")
 
 
 def context_item(entry: Entry) -> ContextItem | None:
@@ -34,15 +35,19 @@ def context_item(entry: Entry) -> ContextItem | None:
     return None
 
 
+def last_boundary(path: Sequence[Entry]) -> int:
+    """Index of the latest compaction or reset on ``path``, or -1 when there is none."""
+    for i in range(len(path) - 1, -1, -1):
+        if path[i].type in BOUNDARY_TYPES:
+            return i
+    return -1
+
+
 def build_context(entries_by_id: Mapping[str, Entry],
                   active_path: Sequence[str]) -> tuple[ContextItem, ...]:
     """Context items in the order the model sees them."""
     path = [entries_by_id[i] for i in active_path if i in entries_by_id]
-    boundary = -1
-    for i in range(len(path) - 1, -1, -1):
-        if path[i].type in _BOUNDARY_TYPES:
-            boundary = i
-            break
+    boundary = last_boundary(path)
     out: list[ContextItem] = []
     if boundary < 0:
         _emit(path, out)

@@ -35,14 +35,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _print_subcommands() -> None:
     """The headless half of ``sessionlens --help``: self-test and every subcommand."""
-    from sessionlens.engine.cli import build_parser
+    from sessionlens.engine.cli import describe_subcommands
 
     lines = ["", "other modes:",
              "  --self-test           run the whole pipeline on the bundled sample and exit 0 if it works",
              "", "subcommands (headless; each has --help and --json):"]
-    sub = next(a for a in build_parser()._actions if a.dest == "command")
-    for action in sub._get_subactions():  # type: ignore[attr-defined]
-        lines.append(f"  {action.dest:<21} {action.help or ''}")
+    lines += [f"  {name:<21} {text}" for name, text in describe_subcommands()]
     print("\n".join(lines))
 
 

@@ -18,7 +18,6 @@ to ``SessionController.select`` and the session's dragged cut to the planned cut
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from sessionlens.engine import (
-    CHARS_PER_TOKEN,
     PlanError,
     audit_compaction,
     audit_summary,
@@ -37,9 +35,11 @@ from sessionlens.engine import (
     plan_compaction,
     restore_checkpoint,
     summarize_plan,
+    tokens_after,
     write_compaction,
 )
 from sessionlens.gui.compaction_run import RunOptions, RunRecord
+from sessionlens.gui.controller import describe_error
 from sessionlens.gui.outbound import OutboundPreview, RedactingProvider, build_outbound_preview
 from sessionlens.gui.pool_provider import PoolProvider
 
@@ -59,12 +59,6 @@ if TYPE_CHECKING:
     )
     from sessionlens.gui.controller import SessionController
     from sessionlens.gui.tasks import CancelCheck, Progress, TaskRunner
-
-
-def _error_text(exc: BaseException) -> str:
-    if type(exc).__module__.startswith("sessionlens."):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
 
 
 class CompactionController(QObject):
@@ -103,6 +97,8 @@ class CompactionController(QObject):
         self._future: asyncio.Future[Any] | None = None
         self._run_id = 0
         self._numbers = 0
+        #: What the last plan request used (transcript, token report, settings, cut, options).
+        self._basis: tuple[Any, ...] | None = None
         session.loaded.connect(self._on_session_loaded)
         session.settled.connect(self._on_session_settled)
 
@@ -120,8 +116,20 @@ class CompactionController(QObject):
         self.cut_entry_id = None
 
     def _on_session_settled(self) -> None:
-        if self.transcript is not None and self.options is not None and not self.is_running():
+        # the session settles after each of its steps, including a re-plan for a dragged cut
+        # that ``set_cut_entry_id`` has already planned for: plan only when an input changed
+        if self.transcript is not None and self.options is not None and not self.is_running() \
+                and not self._planned_with_current_inputs():
             self.request_plan(self.options)
+
+    def _planned_with_current_inputs(self) -> bool:
+        if self._basis is None:
+            return False
+        t, report, settings, cut, options = self._basis
+        view = self._session.tokens
+        return (t is self.transcript and report is (view.report if view is not None else None)
+                and settings == self._session.settings and cut == self.cut_entry_id
+                and options == self.options)
 
     def set_cut_entry_id(self, entry_id: str | None) -> None:
         """The cut the user dragged in the token view (None: the automatic cut)."""
@@ -143,6 +151,7 @@ class CompactionController(QObject):
         view = self._session.tokens
         report = view.report if view is not None else None
         cut = self.cut_entry_id
+        self._basis = (t, report, self._session.settings, cut, options)
 
         def job(_p: Progress, _c: CancelCheck) -> CompactionPlan:
             return plan_compaction(t, settings, tokens=report, cut_entry_id=cut,
@@ -158,7 +167,7 @@ class CompactionController(QObject):
 
     def _on_plan_error(self, exc: BaseException) -> None:
         self.plan = None
-        self.plan_failed.emit(_error_text(exc))
+        self.plan_failed.emit(describe_error(exc))
 
     # outbound preview --------------------------------------------------------------------------
     def prepare_outbound(self, options: RunOptions) -> None:
@@ -175,7 +184,7 @@ class CompactionController(QObject):
                 custom_identifiers=options.custom_identifiers)
 
         self._tasks.run(job, on_done=self.outbound_ready.emit,
-                        on_error=lambda e: self.run_failed.emit(_error_text(e)), group="outbound")
+                        on_error=lambda e: self.run_failed.emit(describe_error(e)), group="outbound")
 
     # running ------------------------------------------------------------------------------------
     def is_running(self) -> bool:
@@ -228,7 +237,7 @@ class CompactionController(QObject):
             return
         self._future = None
         # a cancel bumps the run id first, so an error of the current run is a real failure
-        self.run_failed.emit(_error_text(exc))
+        self.run_failed.emit(describe_error(exc))
 
     def _on_summary(self, run_id: int, options: RunOptions, t: Transcript, plan: CompactionPlan,
                     result: SummaryResult, wrapper: RedactingProvider | None,
@@ -237,7 +246,7 @@ class CompactionController(QObject):
             return
         self._future = None
         self._numbers += 1
-        after = int(plan.kept_tokens) + math.ceil(len(result.summary) / CHARS_PER_TOKEN)
+        after = tokens_after(plan, result.summary)
         record = RunRecord(self._numbers, options, t, plan, result, after,
                            redactions=wrapper.redactions if wrapper is not None else 0)
         if rerun is not None:
@@ -266,7 +275,7 @@ class CompactionController(QObject):
             self.audit_ready.emit(audited)
             self.runs_changed.emit()
 
-        self._tasks.run(job, on_done=done, on_error=lambda e: self.run_failed.emit(_error_text(e)))
+        self._tasks.run(job, on_done=done, on_error=lambda e: self.run_failed.emit(describe_error(e)))
 
     # re-running a recorded compaction --------------------------------------------------------------
     def rerun_compaction(self, compaction_id: str, options: RunOptions) -> None:
@@ -301,7 +310,7 @@ class CompactionController(QObject):
             self._start(options, before, plan, frozenset(), (compaction_id, summary, recorded))
 
         self._tasks.run(job, on_done=planned,
-                        on_error=lambda e: self.run_failed.emit(_error_text(e)))
+                        on_error=lambda e: self.run_failed.emit(describe_error(e)))
 
     # accept / discard / undo -------------------------------------------------------------------
     def can_accept(self) -> bool:
@@ -321,7 +330,7 @@ class CompactionController(QObject):
             return written
 
         self._tasks.run(job, on_done=self._on_written,
-                        on_error=lambda e: self.write_failed.emit(_error_text(e)))
+                        on_error=lambda e: self.write_failed.emit(describe_error(e)))
 
     def _on_written(self, result: WriteResult) -> None:
         self.last_write = result
@@ -356,7 +365,7 @@ class CompactionController(QObject):
             if result.successor_path is not None:
                 self._session.open(Path(result.successor_path))
 
-        self._tasks.run(job, on_done=done, on_error=lambda e: self.write_failed.emit(_error_text(e)))
+        self._tasks.run(job, on_done=done, on_error=lambda e: self.write_failed.emit(describe_error(e)))
 
     # export ----------------------------------------------------------------------------------------
     def export(self, fmt: str, out: Path, record: RunRecord | None = None) -> None:
@@ -381,4 +390,4 @@ class CompactionController(QObject):
             return Path(export_summary(bundle, fmt, out))
 
         self._tasks.run(job, on_done=lambda p: self.exported.emit(str(p)),
-                        on_error=lambda e: self.export_failed.emit(_error_text(e)))
+                        on_error=lambda e: self.export_failed.emit(describe_error(e)))

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
+from .prefs import string_list
+
 #: How many earlier focus instructions are offered.
 MAX_HISTORY = 20
 _PREFIX = "compaction-panel"
@@ -26,9 +28,7 @@ class CompactionPrefs:
         self._s.sync()
 
     def history(self) -> list[str]:
-        raw = self._s.value(f"{_PREFIX}/history", [])
-        items = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else []
-        return [str(i) for i in items if str(i).strip()]
+        return [i for i in string_list(self._s.value(f"{_PREFIX}/history", [])) if i.strip()]
 
     def remember(self, instructions: str) -> list[str]:
         """Put ``instructions`` first (no duplicates, at most MAX_HISTORY); empty text is ignored."""

@@ -63,7 +63,7 @@ class RunRecord:
 
     @property
     def summarized_ids(self) -> tuple[str, ...]:
-        return tuple(self.plan.summarize_entry_ids) + tuple(self.plan.turn_prefix_entry_ids)
+        return self.plan.summarized_entry_ids
 
     def record(self) -> CompactionRecord:
         """What the engine writes for this run."""

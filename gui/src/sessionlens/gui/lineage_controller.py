@@ -33,6 +33,7 @@ from sessionlens.engine import (
     restore_checkpoint,
 )
 
+from .controller import describe_error
 from .models.timeline_rows import TimelineRow, build_rows
 
 if TYPE_CHECKING:
@@ -74,12 +75,6 @@ class CompareResult:
     diff: LineageDiff
     #: entry id -> row of the side it lives on (A for removed/summarized, B for added).
     rows: dict[str, TimelineRow]
-
-
-def _error_text(exc: BaseException) -> str:
-    if type(exc).__module__.startswith("sessionlens."):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
 
 
 class TranscriptCache:
@@ -198,7 +193,7 @@ class LineageController(QObject):
 
     def _on_error(self, exc: BaseException) -> None:
         self.busy_changed.emit(False)
-        self.failed.emit(_error_text(exc))
+        self.failed.emit(describe_error(exc))
 
     # navigating ------------------------------------------------------------------------------
     def open_at(self, path: Path | None, entry_id: str | None) -> None:

@@ -18,6 +18,12 @@ ENCODINGS = ("o200k_base", "cl100k_base")
 MAX_RECENT = 10
 
 
+def string_list(raw: object) -> list[str]:
+    """A list read back from QSettings: an INI file returns a one-item list as a bare string."""
+    items = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else []
+    return [str(i) for i in items]
+
+
 class Prefs:
     """Typed getters and setters over one QSettings INI file."""
 
@@ -44,9 +50,7 @@ class Prefs:
 
     # files --------------------------------------------------------------------------------
     def recent_files(self) -> list[Path]:
-        raw = self._s.value("files/recent", [])
-        items = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else []
-        return [Path(p) for p in items if p]
+        return [Path(p) for p in string_list(self._s.value("files/recent", [])) if p]
 
     def add_recent(self, path: Path) -> list[Path]:
         """Put ``path`` first, drop duplicates, keep at most MAX_RECENT."""

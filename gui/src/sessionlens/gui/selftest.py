@@ -17,17 +17,10 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-SAMPLE = ("assets", "sample", "sample-session.jsonl")
-
-
-def bundled_sample() -> Path:
-    """The sample session shipped inside the GUI package."""
-    ref = resources.files("sessionlens.gui").joinpath(*SAMPLE)
-    return Path(str(ref))
+from .paths import bundled_sample_path
 
 
 class _Steps:
@@ -61,7 +54,7 @@ def _pipeline(steps: _Steps, out_dir: Path) -> None:
         run_compaction,
     )
 
-    transcript = steps.run("load bundled sample", lambda: load_transcript(bundled_sample()))
+    transcript = steps.run("load bundled sample", lambda: load_transcript(bundled_sample_path()))
     if transcript is None:
         return
 
@@ -130,7 +123,7 @@ def _render_window(steps: _Steps, out_dir: Path) -> None:
         from .app import run_app
 
         target = out_dir / "selftest-window.png"
-        code = run_app(["--screenshot", str(target), str(bundled_sample()),
+        code = run_app(["--screenshot", str(target), str(bundled_sample_path()),
                         "--basedir", str(out_dir / "appdata")])
         if code != 0:
             raise RuntimeError(f"screenshot exited {code}")

@@ -38,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def describe_subcommands() -> list[tuple[str, str]]:
+    """(name, one-line help) of every subcommand, for the app's ``--help``."""
+    sub = next(a for a in build_parser()._actions
+               if isinstance(a, argparse._SubParsersAction))
+    return [(action.dest, action.help or "") for action in sub._get_subactions()]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; returns the process exit code."""
     parser = build_parser()

@@ -177,11 +177,9 @@ def run(args: argparse.Namespace) -> int:
         warn(f"warning: {w}")
     out = {
         "summary": result.summary,
-        "audit": {"passed": report.passed, "checks": [
-            {"name": c.name, "passed": c.passed, "detail": c.detail, "reasons": list(c.reasons)}
-            for c in report.checks],
-            "kept_attempt": outcome.quality.kept_attempt,
-            "attempts": len(outcome.quality.attempts)},
+        "audit": {"passed": report.passed, "checks": [c.as_dict() for c in report.checks],
+                  "kept_attempt": outcome.quality.kept_attempt,
+                  "attempts": len(outcome.quality.attempts)},
         "first_kept_entry_id": plan.first_kept_entry_id,
         "tokens_before": plan.tokens_before,
         "tokens_after": tokens_after,

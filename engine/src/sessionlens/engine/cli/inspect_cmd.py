@@ -16,7 +16,7 @@ from typing import Any
 
 from sessionlens.engine.load import load_transcript
 from sessionlens.engine.model import Transcript
-from sessionlens.engine.tokens import count_tokens
+from sessionlens.engine.tokens import ENCODING_NAMES, count_tokens
 
 from .output import emit_json, emit_lines
 
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("inspect", help="summarize a transcript (entries, path, context, tokens)")
     p.add_argument("file", type=Path, help="transcript file (.jsonl)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--encoding", default="o200k_base", choices=("o200k_base", "cl100k_base"),
+    p.add_argument("--encoding", default="o200k_base", choices=ENCODING_NAMES,
                    help="tokenizer for exact counts (default: o200k_base)")
     p.set_defaults(func=run)
 

@@ -1,9 +1,10 @@
 """Per-format parsers: bytes of one file in, a ``ParsedFile`` out.
 
 Every format module (``pi``, ``claude_code``, ``codex``) exposes
-``parse(data: bytes, path: Path) -> ParsedFile``. The parser only reads lines into the
-shared model; the tree, leaf, active path and replayed context are worked out afterwards by
-``sessionlens.engine.tree.build_transcript`` so every format shares one set of rules.
+``parse(data: bytes, path: Path, *, on_progress=None, cancel=None) -> ParsedFile``. The
+parser only reads lines into the shared model; the tree, leaf, active path and replayed
+context are worked out afterwards by ``sessionlens.engine.tree.build_transcript`` so every
+format shares one set of rules.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ from .claude_code_blocks import (
     text_of,
     tool_result_blocks,
 )
-from .jsonl import JsonLine, iter_objects
+from .jsonl import JsonLine, parse_with
 
 __all__ = ["FORMAT", "parse", "subagent_parent_id"]
 
@@ -125,13 +125,8 @@ class _Reader:
         self.entries.append(entry)
 
     # ---------------------------------------------------------------- lines
-    def line(self, jl: JsonLine) -> None:
+    def line(self, jl: JsonLine, etype: str) -> None:
         obj = jl.obj
-        etype = obj.get("type")
-        if not isinstance(etype, str):
-            self.diags.append(Diagnostic(self.spath, jl.line,
-                                         "entry has no string 'type'; skipped"))
-            return
         for key in ("sessionId", "timestamp", "cwd", "version", "gitBranch", "slug",
                     "entrypoint", "agentId"):
             if key not in self.first and isinstance(obj.get(key), str):
@@ -376,6 +371,4 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
           cancel: Callable[[], bool] | None = None) -> ParsedFile:
     """Read a Claude Code session (or subagent) file; never raises for a bad line."""
     reader = _Reader(Path(path))
-    for jl in iter_objects(data, path, reader.diags, on_progress=on_progress, cancel=cancel):
-        reader.line(jl)
-    return reader.finish()
+    return parse_with(reader, data, path, on_progress=on_progress, cancel=cancel)

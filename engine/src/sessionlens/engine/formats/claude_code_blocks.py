@@ -22,6 +22,8 @@ from sessionlens.engine.model import (
     Usage,
 )
 
+from .jsonl import usage_count
+
 __all__ = [
     "STOP_REASONS", "iso_to_ms", "map_block", "map_blocks", "map_usage",
     "text_of", "tool_result_blocks",
@@ -52,23 +54,14 @@ def iso_to_ms(value: Any) -> int | None:
         return None
 
 
-def _count(value: Any) -> int:
-    """A usage counter: numbers only, anything else counts 0."""
-    if type(value) is int:
-        return value
-    if type(value) is float:
-        return int(value)
-    return 0
-
-
 def map_usage(raw: Any) -> Usage | None:
     """Anthropic usage -> Usage; ``input_tokens`` excludes cache reads and writes there."""
     if not isinstance(raw, dict):
         return None
-    inp = _count(raw.get("input_tokens"))
-    out = _count(raw.get("output_tokens"))
-    c_read = _count(raw.get("cache_read_input_tokens"))
-    c_write = _count(raw.get("cache_creation_input_tokens"))
+    inp = usage_count(raw.get("input_tokens"))
+    out = usage_count(raw.get("output_tokens"))
+    c_read = usage_count(raw.get("cache_read_input_tokens"))
+    c_write = usage_count(raw.get("cache_creation_input_tokens"))
     return Usage(input=inp, output=out, cache_read=c_read, cache_write=c_write,
                  total_tokens=inp + out + c_read + c_write)
 

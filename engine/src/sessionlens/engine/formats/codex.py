@@ -35,7 +35,7 @@ from sessionlens.engine.model import Diagnostic, Entry, Format, Message, Session
 from . import ParsedFile
 from .claude_code_blocks import iso_to_ms
 from .codex_items import item_message, render_history, usage_parts
-from .jsonl import JsonLine, iter_objects
+from .jsonl import JsonLine, parse_with
 
 __all__ = ["FORMAT", "parse", "rollout_session_id"]
 
@@ -80,13 +80,8 @@ class _Reader:
         self.prev = eid
         return entry
 
-    def line(self, jl: JsonLine) -> None:
+    def line(self, jl: JsonLine, ltype: str) -> None:
         obj = jl.obj
-        ltype = obj.get("type")
-        if not isinstance(ltype, str):
-            self.diags.append(Diagnostic(self.spath, jl.line,
-                                         "entry has no string 'type'; skipped"))
-            return
         ts = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
         if self.first_ts is None:
             self.first_ts = ts
@@ -236,6 +231,4 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
           cancel: Callable[[], bool] | None = None) -> ParsedFile:
     """Read a Codex rollout file; never raises for a bad line."""
     reader = _Reader(Path(path))
-    for jl in iter_objects(data, path, reader.diags, on_progress=on_progress, cancel=cancel):
-        reader.line(jl)
-    return reader.finish()
+    return parse_with(reader, data, path, on_progress=on_progress, cancel=cancel)

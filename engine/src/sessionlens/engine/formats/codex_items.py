@@ -30,6 +30,8 @@ from sessionlens.engine.model import (
     ToolCallBlock,
 )
 
+from .jsonl import usage_count
+
 __all__ = [
     "CONTEXT_PREFIXES", "CALL_TYPES", "OUTPUT_TYPES", "item_message", "render_history",
     "usage_parts",
@@ -188,11 +190,8 @@ def usage_parts(raw: Any) -> dict[str, int] | None:
     if not isinstance(raw, dict):
         return None
 
-    def num(key: str) -> int:
-        v = raw.get(key)
-        return int(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0
-
-    inp, cached, out = num("input_tokens"), num("cached_input_tokens"), num("output_tokens")
-    total = num("total_tokens") or inp + out
+    inp, cached, out = (usage_count(raw.get(k)) for k in
+                        ("input_tokens", "cached_input_tokens", "output_tokens"))
+    total = usage_count(raw.get("total_tokens")) or inp + out
     return {"input": max(inp - cached, 0), "cache_read": cached, "output": out,
             "total_tokens": total}

@@ -4,7 +4,8 @@ One home for the per-line rules (DESIGN.md "Bad input") so OpenClaw / pi, Claude
 Codex files report the same problems in the same words: a blank line is skipped, a line that
 is not JSON, not UTF-8, cut off at the end of the file or not a JSON object becomes a
 Diagnostic naming its line, and the rest of the file still loads. A line whose only fault is
-bad UTF-8 is still read (bad bytes as U+FFFD) with a warning.
+bad UTF-8 is still read (bad bytes as U+FFFD) with a warning. ``parse_with`` runs the
+Claude Code and Codex adapters over that loop; pi's parser inlines it for speed.
 """
 
 from __future__ import annotations
@@ -12,17 +13,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
 from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.model import Diagnostic
 
-__all__ = ["JsonLine", "iter_lines", "iter_objects", "recover_line"]
+from . import ParsedFile
+
+__all__ = [
+    "PROGRESS_STEP", "JsonLine", "LineReader", "iter_lines", "iter_objects", "parse_with",
+    "recover_line", "usage_count",
+]
 
 _BOM = b"\xef\xbb\xbf"
-_PROGRESS_STEP = 4 << 20
+#: Bytes between two progress reports (and cancel polls) of a line loop.
+PROGRESS_STEP = 4 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +40,15 @@ class JsonLine:
     offset: int
     length: int
     obj: dict[str, Any]
+
+
+def usage_count(value: Any) -> int:
+    """A usage counter as a file holds it: numbers only (floats truncated), anything else 0."""
+    if type(value) is int:
+        return value
+    if type(value) is float:
+        return int(value)
+    return 0
 
 
 def iter_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
@@ -87,12 +103,12 @@ def iter_objects(data: bytes, path: Path | str, diags: list[Diagnostic], *,
     """
     spath = str(path)
     total = len(data)
-    next_report = _PROGRESS_STEP
+    next_report = PROGRESS_STEP
     loads = orjson.loads
     ends_with_newline = data.endswith(b"\n")
     for line_no, start, stop in iter_lines(data):
         if start >= next_report:
-            next_report = start + _PROGRESS_STEP
+            next_report = start + PROGRESS_STEP
             if cancel is not None and cancel():
                 raise LoadCancelled(path, f"cancelled at byte {start} of {total}")
             if on_progress is not None:
@@ -113,3 +129,32 @@ def iter_objects(data: bytes, path: Path | str, diags: list[Diagnostic], *,
         yield JsonLine(line_no, start, stop - start, obj)
     if on_progress is not None:
         on_progress(total, total)
+
+
+
+class LineReader(Protocol):
+    """One pass of a format adapter over a file: fed each typed object, then finished."""
+
+    diags: list[Diagnostic]
+
+    def line(self, jl: JsonLine, etype: str) -> None: ...
+
+    def finish(self) -> ParsedFile: ...
+
+
+def parse_with(reader: LineReader, data: bytes, path: Path | str, *,
+               on_progress: Callable[[int, int], None] | None = None,
+               cancel: Callable[[], bool] | None = None) -> ParsedFile:
+    """Feed ``reader`` every object of the file with its string ``type``, then finish it.
+
+    An object without a string ``type`` is reported (in the words pi's loop uses) and
+    skipped, since no format can place it.
+    """
+    spath = str(path)
+    for jl in iter_objects(data, path, reader.diags, on_progress=on_progress, cancel=cancel):
+        etype = jl.obj.get("type")
+        if isinstance(etype, str):
+            reader.line(jl, etype)
+        else:
+            reader.diags.append(Diagnostic(spath, jl.line, "entry has no string 'type'; skipped"))
+    return reader.finish()

@@ -22,7 +22,7 @@ from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.model import Diagnostic, Entry, Format, SessionHeader
 
 from . import ParsedFile
-from .jsonl import iter_lines, recover_line
+from .jsonl import PROGRESS_STEP, iter_lines, recover_line
 from .pi_fields import FieldReader
 
 __all__ = ["parse", "iter_lines", "FORMAT_BY_VERSION"]
@@ -31,7 +31,6 @@ __all__ = ["parse", "iter_lines", "FORMAT_BY_VERSION"]
 FORMAT_BY_VERSION: dict[int, Format] = {1: "pi-v1", 2: "pi-v2", 3: "openclaw-v3"}
 
 _EMPTY: MappingProxyType[str, Any] = MappingProxyType({})
-_PROGRESS_STEP = 4 << 20
 
 
 def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | None = None,
@@ -52,13 +51,13 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
     # and a per-line record plus a generator step cost ~10% of it. Bad lines are explained by
     # the same ``recover_line`` so every format words its diagnostics alike.
     total = len(data)
-    next_report = _PROGRESS_STEP
+    next_report = PROGRESS_STEP
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     ends_with_newline = data.endswith(b"\n")
     for line_no, start, stop in iter_lines(data):
         if start >= next_report:
-            next_report = start + _PROGRESS_STEP
+            next_report = start + PROGRESS_STEP
             if cancel is not None and cancel():
                 raise LoadCancelled(path, f"cancelled at byte {start} of {total}")
             if on_progress is not None:

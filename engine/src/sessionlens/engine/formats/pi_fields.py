@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sessionlens.engine.formats.fast_new import fast_constructor
+from sessionlens.engine.formats.jsonl import usage_count
 from sessionlens.engine.model import (
     ContentBlock,
     Diagnostic,
@@ -40,15 +41,6 @@ _new_assistant = fast_constructor(Message, (*_BASE, "api", "provider", "model", 
                                             "stop_reason", "error_message"))
 _new_tool_result = fast_constructor(Message, (*_BASE, "tool_call_id", "tool_name",
                                               "is_error"))
-
-
-def _num(value: Any) -> int:
-    """A usage counter: numbers only, anything else counts 0."""
-    if type(value) is int:
-        return value
-    if type(value) is float:
-        return int(value)
-    return 0
 
 
 class FieldReader:
@@ -237,9 +229,9 @@ class FieldReader:
         context_usage = None
         if type(cu) is dict and cu.get("state") == "available" and type(cu.get("totalTokens")) is int:
             context_usage = cu["totalTokens"]
-        return Usage(_num(u.get("input")), _num(u.get("output")), _num(u.get("cacheRead")),
-                     _num(u.get("cacheWrite")), _num(u.get("totalTokens")), cost_total,
-                     context_usage)
+        return Usage(usage_count(u.get("input")), usage_count(u.get("output")),
+                     usage_count(u.get("cacheRead")), usage_count(u.get("cacheWrite")),
+                     usage_count(u.get("totalTokens")), cost_total, context_usage)
 
     def blocks(self, raw: Any) -> tuple[tuple[ContentBlock, ...], bool]:
         """Content blocks and whether the file held a plain string."""

@@ -65,12 +65,7 @@ class AnthropicProvider(HttpProvider):
         model, stop, done = "", None, False
         async with aclosing(iter_sse(response)) as events:
             async for event, data in events:
-                try:
-                    payload = json.loads(data)
-                except ValueError:
-                    raise self._fail("malformed JSON in the stream", retryable=True) from None
-                if not isinstance(payload, dict):
-                    raise self._fail("malformed event in the stream", retryable=True)
+                payload = self._stream_object(data, "event")
                 kind = payload.get("type") or event
                 if kind == "message_start":
                     message = payload.get("message") or {}

@@ -122,6 +122,16 @@ class HttpProvider:
         return ProviderError(f"{p.name} ({p.model or 'default model'}): {message}",
                              provider=p.name, model=p.model, retryable=retryable)
 
+    def _stream_object(self, data: str, noun: str) -> dict[str, Any]:
+        """One SSE ``data`` payload as a JSON object; anything else is a retryable failure."""
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            raise self._fail("malformed JSON in the stream", retryable=True) from None
+        if not isinstance(payload, dict):
+            raise self._fail(f"malformed {noun} in the stream", retryable=True)
+        return payload
+
     def _require_key(self) -> str | None:
         key = self._profile.read_key()
         if self._profile.key_env and key is None:

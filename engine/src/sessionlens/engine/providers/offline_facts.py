@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sessionlens.engine.ask_overlap import clean_user_ask
+from sessionlens.engine.audit import AUDIT_RECENT_MESSAGES
 from sessionlens.engine.identifiers import (
     entry_text,
     extract_identifiers,
@@ -22,7 +23,6 @@ from sessionlens.engine.model import Entry, TextBlock
 __all__ = ["Facts", "extract_facts", "shorten", "verbatim_in"]
 
 _SENTENCE_MAX = 320
-_RECENT_MESSAGES = 10
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|\n+")
 _CONSTRAINT = re.compile(
     r"\b(must|mustn't|never|don't|do not|always|prefer|preferably|avoid|should(?:n't| not)?|"
@@ -185,7 +185,7 @@ def _identifiers(entries: Sequence[Entry]) -> tuple[str, ...]:
     # the audit checks the last messages' identifiers: those lead
     ranked: list[tuple[int, int, int, str]] = [
         (-1, 0, n, v) for n, v in enumerate(extract_opaque_identifiers(
-            "\n".join(messages[-_RECENT_MESSAGES:]), limit=40))]
+            "\n".join(messages[-AUDIT_RECENT_MESSAGES:]), limit=40))]
     rank = {e.id: _source_rank(e) for e in entries}
     for n, ident in enumerate(extract_identifiers(entries)):
         best = min((rank.get(i, 2) for i in ident.entry_ids), default=2)

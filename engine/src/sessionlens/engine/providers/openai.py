@@ -101,12 +101,7 @@ class OpenAIProvider(HttpProvider):
                 if data.strip() == "[DONE]":
                     done = True
                     break
-                try:
-                    chunk = json.loads(data)
-                except ValueError:
-                    raise self._fail("malformed JSON in the stream", retryable=True) from None
-                if not isinstance(chunk, dict):
-                    raise self._fail("malformed chunk in the stream", retryable=True)
+                chunk = self._stream_object(data, "chunk")
                 if chunk.get("error"):
                     err = chunk["error"]
                     code = err.get("code") if isinstance(err, dict) else None
