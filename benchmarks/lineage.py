@@ -23,13 +23,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sessionlens.engine.chain import build_chain
-from sessionlens.engine.drift import analyze_drift
-from sessionlens.engine.lineage import branch_outline, build_lineage
-from sessionlens.engine.lineage_diff import compare_points
-from sessionlens.engine.load import load_transcript
-from sessionlens.engine.persist import write_compaction
-from sessionlens.engine.successor import CompactionRecord
+from sessionlens.engine.lineage.chain import build_chain
+from sessionlens.engine.lineage.diff import compare_points
+from sessionlens.engine.lineage.drift import analyze_drift
+from sessionlens.engine.lineage.graph import branch_outline, build_lineage
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.writer import write_compaction
 
 START = datetime(2026, 5, 1, tzinfo=UTC)
 

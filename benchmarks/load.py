@@ -194,7 +194,7 @@ def best_of(n: int, fn: Any) -> tuple[float, float]:
 
 _MEMORY_PROBE = """
 import sys, tracemalloc
-from sessionlens.engine.load import load_transcript
+from sessionlens.engine.load.reader import load_transcript
 
 def status(key):  # kB figures of this process (VmHWM is the peak RSS since exec)
     for line in open("/proc/self/status"):
@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from sessionlens.engine import tokens
-    from sessionlens.engine.load import load_transcript
+    from sessionlens.engine.load.reader import load_transcript
 
     t0 = time.perf_counter()
     path = bench_file(args)

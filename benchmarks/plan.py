@@ -26,14 +26,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import add_file_args, bench_file  # noqa: E402  (the load benchmark's data)
-from sessionlens.engine.forensics import analyze_compactions  # noqa: E402
-from sessionlens.engine.load import load_transcript  # noqa: E402
+from sessionlens.engine.lineage.forensics import analyze_compactions  # noqa: E402
+from sessionlens.engine.load.reader import load_transcript  # noqa: E402
+from sessionlens.engine.load.tree import build_transcript  # noqa: E402
 from sessionlens.engine.model import Transcript  # noqa: E402
-from sessionlens.engine.plan import plan_compaction  # noqa: E402
-from sessionlens.engine.pruning import preview_pruning  # noqa: E402
+from sessionlens.engine.plan.planner import plan_compaction  # noqa: E402
+from sessionlens.engine.plan.pruning import preview_pruning  # noqa: E402
 from sessionlens.engine.settings import DEFAULT_SETTINGS  # noqa: E402
-from sessionlens.engine.tokens import count_tokens  # noqa: E402
-from sessionlens.engine.tree import build_transcript  # noqa: E402
+from sessionlens.engine.tokens.counts import count_tokens  # noqa: E402
 
 
 def best_of(runs: int, fn: Callable[[], Any]) -> tuple[float, Any]:

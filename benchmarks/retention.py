@@ -30,18 +30,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sessionlens.engine.load import load_transcript
-from sessionlens.engine.plan import plan_compaction
-from sessionlens.engine.providers import (
-    LocalProvider,
-    OfflineProvider,
-    Provider,
-    ProviderProfile,
-    find_smollm2_gguf,
-)
-from sessionlens.engine.serialize import serialize_entries
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.settings import DEFAULT_SETTINGS
-from sessionlens.engine.summarize import summarize_plan
+from sessionlens.engine.summarize.providers import OfflineProvider, Provider, ProviderProfile
+from sessionlens.engine.summarize.providers.local import LocalProvider, find_smollm2_gguf
+from sessionlens.engine.summarize.runner import summarize_plan
+from sessionlens.engine.summarize.serialize import serialize_entries
 
 CLASSES = ("path", "command", "hash", "uuid", "port", "error", "number", "decision",
            "constraint", "last_ask")

@@ -28,7 +28,7 @@ from sessionlens.engine.model import (
     Transcript,
     Usage,
 )
-from sessionlens.engine.tokens import count_tokens, entry_count_text, get_encoding
+from sessionlens.engine.tokens.counts import count_tokens, entry_count_text, get_encoding
 
 
 def _corpus() -> tuple[str, str]:

@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication  # noqa: TID251 - a GUI screenshot script
 
     from sessionlens.gui.app import build, parse_args
-    from sessionlens.gui.compaction_mount import mount_compaction
+    from sessionlens.gui.compaction.mount import mount_compaction
 
     work = Path(tempfile.mkdtemp(prefix="sessionlens-shots-"))
     copy = work / args.transcript.name

@@ -92,9 +92,9 @@ def main(argv: list[str]) -> int:
         load_transcript,
         restore_checkpoint,
     )
+    from sessionlens.gui.lineage.drift_view import DriftView
+    from sessionlens.gui.lineage.graph import LineageGraphView
     from sessionlens.gui.paths import bundled_sample_path
-    from sessionlens.gui.views.drift_view import DriftView
-    from sessionlens.gui.views.lineage_graph import LineageGraphView
 
     source = args.transcript or bundled_sample_path()
     work = Path(tempfile.mkdtemp(prefix="sessionlens-lineage-"))

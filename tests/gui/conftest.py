@@ -16,8 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 
 # the compaction tests' fixtures: a qasync loop, the app without a window, an OpenAI server
-from compaction_fixtures import make_app, openai_server, qloop  # noqa: E402, F401
-
+from fixtures.compaction_fixtures import make_app, openai_server, qloop  # noqa: E402, F401
 from sessionlens.gui.app import AppContext, build, parse_args
 
 

@@ -10,16 +10,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gui_flows import SETTLE_MS
-from gui_transcripts import small_session_rows, write_rows
-
+from fixtures.gui_flows import SETTLE_MS
+from fixtures.gui_transcripts import small_session_rows, write_rows
 from sessionlens.engine import load_transcript
 from sessionlens.gui import shortcuts
 from sessionlens.gui.icons import ICON_KEYS, icon, icon_bytes
 from sessionlens.gui.paths import AppPaths
 from sessionlens.gui.prefs import MAX_RECENT, Prefs
 from sessionlens.gui.tasks import TaskRunner
-from sessionlens.gui.views import message_render as mr
+from sessionlens.gui.transcript import message_render as mr
 
 # a 1x1 red PNG
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")
@@ -120,7 +119,7 @@ def test_images_are_decoded_into_the_message_view(qtbot: Any, make_main_window: 
                      {"type": "text", "text": "see screenshot"},
                      {"type": "image", "mimeType": "image/png", "data": base64.b64encode(PNG).decode()}]}})
     ctx = make_main_window()
-    from gui_flows import open_and_settle
+    from fixtures.gui_flows import open_and_settle
 
     open_and_settle(qtbot, ctx, write_rows(tmp_path / "img.jsonl", rows))
     ctx.controller.select("img00001")

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gui_flows import SETTLE_MS, open_and_settle
-from gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
 from PySide6.QtCore import Qt
 
-from sessionlens.gui.models.roles import EntryIdRole
+from fixtures.gui_flows import SETTLE_MS, open_and_settle
+from fixtures.gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
 from sessionlens.gui.paths import bundled_sample_path
+from sessionlens.gui.roles import EntryIdRole
 
 
 def test_bundled_sample_opens_with_its_whole_active_path(qtbot: Any, make_main_window: Any) -> None:
@@ -225,8 +225,8 @@ def test_settings_change_replans_with_new_keep_recent(qtbot: Any, make_main_wind
 
 
 def test_settings_dialog_reads_back_what_the_user_chose(qtbot: Any, make_main_window: Any) -> None:
-    from sessionlens.gui.profiles import load_profiles
-    from sessionlens.gui.views.dialogs.settings_dialog import SettingsDialog
+    from sessionlens.gui.settings.dialog import SettingsDialog
+    from sessionlens.gui.settings.profiles import load_profiles
 
     ctx = make_main_window()
     dlg = SettingsDialog(ctx.controller.settings, "o200k_base", "system",
@@ -244,7 +244,7 @@ def test_settings_dialog_reads_back_what_the_user_chose(qtbot: Any, make_main_wi
     assert dlg.result_encoding() == "cl100k_base" and dlg.result_theme() == "dark"
     names = [p.name for p in dlg.result_profiles()]
     assert names[0] == "offline" and "local-llm" in names
-    from sessionlens.gui.profiles import save_profiles
+    from sessionlens.gui.settings.profiles import save_profiles
 
     save_profiles(ctx.paths.profiles_file, dlg.result_profiles())
     text = ctx.paths.profiles_file.read_text(encoding="utf-8")

@@ -6,14 +6,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
-
+from fixtures.gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
 from sessionlens.engine import SessionInfo, load_transcript
-from sessionlens.gui.models.diagnostics_model import DiagnosticsModel
-from sessionlens.gui.models.roles import EntryIdRole, FilterRole, ItemRole, MarksRole, SortRole
-from sessionlens.gui.models.sessions_model import SessionTreeModel, group_key, human_size
-from sessionlens.gui.models.timeline_model import TimelineModel
-from sessionlens.gui.models.timeline_rows import Mark, RowFilter, build_rows, filter_rows
+from sessionlens.gui.roles import EntryIdRole, FilterRole, ItemRole, MarksRole, SortRole
+from sessionlens.gui.sessions.model import SessionTreeModel, group_key, human_size
+from sessionlens.gui.transcript.diagnostics_model import DiagnosticsModel
+from sessionlens.gui.transcript.timeline_model import TimelineModel
+from sessionlens.gui.transcript.timeline_rows import Mark, RowFilter, build_rows, filter_rows
 
 
 def _transcript(tmp_path: Path) -> tuple[Any, list[dict[str, Any]]]:

@@ -1,52 +1,137 @@
 """SessionLens engine: the Qt-free core (load, count, plan, summarize, audit, persist, export).
 
-The GUI and the CLI import only the names re-exported here. Each engine module lists its
-public names in ``__all__``; this package resolves them on first use, so importing
-``sessionlens.engine`` stays cheap (no tokenizer, no httpx until needed).
+This module is the engine's public face: the GUI imports only the names listed in
+``__all__`` (a test pins the list), type checkers see each one with its real type, and every
+other name stays in its subpackage. The subpackages follow the data flow of DESIGN.md:
+
+    load -> tokens -> plan -> summarize -> audit -> persist -> export
+    (sessions: finding files on disk; lineage: a session's life across files;
+     contract: what summarize and audit share; compaction: the one run both faces call)
+
+Heavy dependencies (tiktoken's encodings, httpx) are imported where they are first used,
+so importing this package stays cheap for the command line.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
-#: Modules whose ``__all__`` make up the public surface, in lookup order.
-_PUBLIC_MODULES = (
-    "errors", "model", "load", "tree", "discovery", "tokens", "settings", "overflow",
-    "plan", "chunks", "forensics", "pruning", "prompts", "serialize", "providers", "compaction",
-    "summarize", "identifiers", "audit", "audit_successor", "dropped", "quality", "export", "persist",
-    "successor", "checkpoints", "store", "chain", "secrets", "lineage", "drift",
-    "lineage_diff",
+from ._io.atomic import atomic_write_text
+from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
+from .audit.report import AuditReport, audit_compaction, audit_summary
+from .compaction import (
+    CompactionOptions,
+    CompactionOutcome,
+    compaction_record,
+    run_compaction,
+    tokens_after,
 )
+from .contract.templates import IDENTIFIER_POLICIES, IdentifierPolicy
+from .errors import (
+    AuditError,
+    ConfigError,
+    ContextOverflowError,
+    ExportError,
+    FileChangedError,
+    LoadCancelled,
+    LoadError,
+    LockHeldError,
+    NotATranscriptError,
+    PersistError,
+    PlanError,
+    ProviderAuthError,
+    ProviderError,
+    ProviderTimeoutError,
+    ProviderUnavailableError,
+    SessionLensError,
+    SummarizationCancelled,
+)
+from .export.summary import (
+    EXPORT_FORMATS,
+    ExportFormat,
+    export_schema,
+    export_summary,
+    make_bundle,
+)
+from .lineage.branches import BranchOutline, OutlineNode, branch_outline
+from .lineage.chain import build_chain
+from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
+from .lineage.drift import DriftReport, SummaryPoint, analyze_drift
+from .lineage.forensics import CompactionForensics, analyze_compactions
+from .lineage.graph import Lineage, LineageNode, build_lineage
+from .load.reader import load_transcript
+from .load.tree import build_transcript, children_of
+from .model import Diagnostic, Entry, ImageBlock, Transcript
+from .persist.checkpoints import CHECKPOINT_MARK, restore_checkpoint
+from .persist.store_write import find_store
+from .persist.successor import CompactionRecord, WriteResult, require_writable
+from .persist.writer import WRITE_MODES, WriteMode, write_compaction
+from .plan.overflow import is_context_overflow
+from .plan.planner import CompactionPlan, plan_compaction
+from .secrets import find_secrets, redact
+from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
+from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
+from .summarize.prompts import TEMPLATES
+from .summarize.providers import OFFLINE_PROFILE, build_provider
+from .summarize.providers.base import (
+    PROVIDER_KINDS,
+    ChatMessage,
+    Completion,
+    CompletionRequest,
+    DeltaCallback,
+    Provider,
+    ProviderKind,
+    ProviderProfile,
+)
+from .summarize.providers.offline import OfflineProvider
+from .summarize.providers.retry import RetryPolicy
+from .summarize.runner import (
+    OutboundPrompt,
+    ProgressEvent,
+    SummaryResult,
+    preview_prompts,
+    summarize_plan,
+)
+from .summarize.serialize import serialize_entries
+from .tokens.counts import ContextPoint, EntryTokens, TokenReport, context_series, count_tokens
+from .tokens.estimate import CHARS_PER_TOKEN
+from .tokens.tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
 
-_cache: dict[str, Any] = {}
-
-
-def _public_modules() -> list[Any]:
-    mods = []
-    for name in _PUBLIC_MODULES:
-        try:
-            mods.append(importlib.import_module(f"{__name__}.{name}"))
-        except ModuleNotFoundError as exc:  # a module not written yet
-            if exc.name != f"{__name__}.{name}":
-                raise
-    return mods
-
-
-def __getattr__(name: str) -> Any:
-    if name in _cache:
-        return _cache[name]
-    for mod in _public_modules():
-        if name in getattr(mod, "__all__", ()):
-            value = getattr(mod, name)
-            _cache[name] = value
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def public_names() -> list[str]:
-    """Every public name, sorted (used by the exported-members test)."""
-    names: set[str] = set()
-    for mod in _public_modules():
-        names.update(getattr(mod, "__all__", ()))
-    return sorted(names)
+__all__ = [
+    # errors
+    "AuditError", "ConfigError", "ContextOverflowError", "ExportError", "FileChangedError",
+    "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError", "PersistError",
+    "PlanError", "ProviderAuthError", "ProviderError", "ProviderTimeoutError",
+    "ProviderUnavailableError", "SessionLensError", "SummarizationCancelled",
+    # model and settings
+    "CompactionSettings", "DEFAULT_SETTINGS", "Diagnostic", "Entry", "ImageBlock", "Transcript",
+    "context_window_for_model",
+    # load, sessions
+    "SessionInfo", "build_transcript", "children_of", "default_session_dirs",
+    "discover_sessions", "load_transcript",
+    # tokens
+    "CHARS_PER_TOKEN", "ContextPoint", "ENCODING_NAMES", "EntryTokens", "TokenReport",
+    "context_series", "count_tokens", "ensure_tiktoken_data", "get_encoding",
+    # plan
+    "CompactionPlan", "is_context_overflow", "plan_compaction",
+    # summarize
+    "ChatMessage", "Completion", "CompletionRequest", "DeltaCallback", "IDENTIFIER_POLICIES",
+    "IdentifierPolicy", "PROVIDER_KINDS", "ProviderKind",
+    "OFFLINE_PROFILE", "OfflineProvider", "OutboundPrompt", "ProgressEvent", "Provider",
+    "ProviderProfile", "RetryPolicy", "SummaryResult", "TEMPLATES", "build_provider",
+    "find_secrets", "preview_prompts", "redact", "serialize_entries", "summarize_plan",
+    # audit
+    "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
+    "build_recovery_pack",
+    # the compaction run
+    "CompactionOptions", "CompactionOutcome", "compaction_record", "run_compaction",
+    "tokens_after",
+    # persist
+    "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
+    "require_writable", "restore_checkpoint", "write_compaction",
+    # export
+    "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
+    # lineage
+    "BranchOutline", "CompactionForensics", "DiffEntry", "DriftReport", "Lineage",
+    "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",
+    "analyze_drift", "branch_outline", "build_lineage", "build_chain",
+    "compare_points", "point_transcript",
+]

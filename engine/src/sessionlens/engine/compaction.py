@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from .audit import AuditReport, IdentifierPolicy, audit_summary
+from .audit.quality_loop import QualityOutcome, run_with_quality_loop
+from .audit.report import AuditReport, audit_summary
+from .contract.templates import IdentifierPolicy
 from .model import Transcript
-from .plan import CompactionPlan
-from .providers import FallbackChain, Provider, RetryPolicy
-from .quality import QualityOutcome, run_with_quality_loop
-from .successor import CompactionRecord
-from .summarize import CancelCheck, ProgressEvent, SummaryResult, summarize_plan
-from .tokencount import estimate_tokens_from_chars
+from .persist.successor import CompactionRecord
+from .plan.planner import CompactionPlan
+from .summarize.providers import FallbackChain, Provider, RetryPolicy
+from .summarize.runner import CancelCheck, ProgressEvent, SummaryResult, summarize_plan
+from .tokens.estimate import estimate_tokens_from_chars
 
 __all__ = [
     "CompactionOptions",

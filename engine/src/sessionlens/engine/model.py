@@ -294,6 +294,9 @@ class Transcript:
     diagnostics: tuple[Diagnostic, ...]
     file_size: int = 0
     file_mtime_ns: int = 0
+    #: SHA-256 of the bytes that were loaded ("" when loaded from memory): what a write
+    #: compares the file on disk against before it copies or replaces anything.
+    file_sha256: str = ""
 
     def entry(self, entry_id: str) -> Entry:
         """The entry with this id (KeyError if absent)."""

@@ -16,8 +16,9 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ._io.json5 import Json5Error, line_of_key, loads
+from .contract.templates import IdentifierPolicy
 from .errors import ConfigError
-from .json5 import Json5Error, line_of_key, loads
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW", "DEFAULT_SETTINGS", "MIN_PROMPT_BUDGET_RATIO",
@@ -31,7 +32,6 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 MIN_PROMPT_BUDGET_TOKENS = 8_000
 MIN_PROMPT_BUDGET_RATIO = 0.5
 
-IdentifierPolicy = Literal["strict", "off", "custom"]
 CompactionMode = Literal["default", "safeguard"]
 
 

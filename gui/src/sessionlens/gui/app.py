@@ -22,13 +22,13 @@ if TYPE_CHECKING:
     import qasync
     from PySide6.QtWidgets import QApplication, QWidget
 
-    from .compaction_mount import CompactionParts
-    from .controller import SessionController
-    from .lineage_mount import LineageParts
+    from .compaction.mount import CompactionParts
+    from .lineage.mount import LineageParts
+    from .main_window import MainWindow
     from .paths import AppPaths
     from .prefs import Prefs
+    from .session_controller import SessionController
     from .tasks import TaskRunner
-    from .views.main_window import MainWindow
 
 #: Give up on a screenshot after this long (ms) rather than hang a script.
 SCREENSHOT_TIMEOUT_MS = 180_000
@@ -70,15 +70,15 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
 
     from sessionlens.engine import ensure_tiktoken_data, get_encoding
 
-    from .compaction_mount import mount_compaction
-    from .controller import SessionController
+    from .compaction.mount import mount_compaction
     from .icons import ICON_KEYS, icon
-    from .lineage_mount import mount_lineage
+    from .lineage.mount import mount_lineage
+    from .main_window import MainWindow
     from .paths import AppPaths, bundled_sample_path
     from .prefs import Prefs
+    from .session_controller import SessionController
     from .tasks import TaskRunner
     from .theme import apply_theme
-    from .views.main_window import MainWindow
 
     paths = AppPaths.resolve(args.basedir).ensure()
     # an explicit $TIKTOKEN_CACHE_DIR wins; otherwise the tokenizer data lives in our cache dir
@@ -127,9 +127,9 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
     """Show the settings dialog and apply what the user chose."""
     from PySide6.QtWidgets import QDialog
 
-    from .profiles import load_profiles, save_profiles
+    from .settings.dialog import SettingsDialog
+    from .settings.profiles import load_profiles, save_profiles
     from .theme import apply_theme
-    from .views.dialogs.settings_dialog import SettingsDialog
 
     c, prefs, paths = ctx.controller, ctx.prefs, ctx.paths
     dlg = SettingsDialog(c.settings, c.encoding, prefs.theme(), load_profiles(paths.profiles_file), parent)

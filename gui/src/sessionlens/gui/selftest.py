@@ -43,7 +43,9 @@ class _Steps:
 def _pipeline(steps: _Steps, out_dir: Path) -> None:
     from sessionlens.engine import (
         DEFAULT_SETTINGS,
+        EXPORT_FORMATS,
         CompactionOptions,
+        ExportFormat,
         OfflineProvider,
         count_tokens,
         ensure_tiktoken_data,
@@ -81,10 +83,13 @@ def _pipeline(steps: _Steps, out_dir: Path) -> None:
     bundle = make_bundle(transcript, outcome.summary, outcome.audit,
                          provider=outcome.result.provider, model=outcome.result.model,
                          instructions=outcome.result.instructions)
-    for fmt in ("md", "json", "html"):
+    for fmt in EXPORT_FORMATS:
         target = out_dir / f"selftest-export.{fmt}"
-        steps.run(f"export {fmt}", lambda fmt=fmt, target=target: _nonempty(
-            export_summary(bundle, fmt, target)))
+
+        def export(fmt: ExportFormat = fmt, target: Path = target) -> Path:
+            return _nonempty(export_summary(bundle, fmt, target))
+
+        steps.run(f"export {fmt}", export)
     steps.run("export json has the schema's required keys",
               lambda: _schema_keys(out_dir / "selftest-export.json"))
     steps.run("highlight code (pygments, light and dark styles)", _highlight)
@@ -109,7 +114,7 @@ def _schema_keys(export_json: Path) -> None:
 
 def _highlight() -> None:
     """Pygments finds its styles by name at run time, which a frozen bundle can miss."""
-    from .views.message_render import code_html
+    from .transcript.message_render import code_html
 
     for dark in (False, True):
         if "color" not in code_html('{"key": [1, true, null]}', "json", dark):

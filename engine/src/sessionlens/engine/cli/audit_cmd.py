@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sessionlens.engine.audit import audit_report_dict
-from sessionlens.engine.audit_successor import audit_compaction_in_chain
+from sessionlens.engine.audit.dropped import CLASS_TITLES, build_recovery_pack
+from sessionlens.engine.audit.recorded import audit_compaction_in_chain
+from sessionlens.engine.audit.report import audit_report_dict
 from sessionlens.engine.cli.output import emit_json, emit_lines
-from sessionlens.engine.dropped import CLASS_TITLES, build_recovery_pack
-from sessionlens.engine.load import load_transcript
+from sessionlens.engine.load.reader import load_transcript
 
 __all__ = ["register", "run"]
 

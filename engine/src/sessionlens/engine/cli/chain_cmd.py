@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sessionlens.engine.chain import build_chain, chain_to_json
-from sessionlens.engine.load import detect_format
+from sessionlens.engine.lineage.chain import build_chain, chain_to_json
+from sessionlens.engine.load.reader import detect_format
 
 from .output import emit_json, emit_lines
 

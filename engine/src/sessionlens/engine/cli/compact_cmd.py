@@ -25,10 +25,11 @@ from sessionlens.engine.compaction import (
     run_compaction,
 )
 from sessionlens.engine.errors import ConfigError
-from sessionlens.engine.load import load_transcript
-from sessionlens.engine.persist import check_lock, write_compaction
-from sessionlens.engine.plan import plan_compaction
-from sessionlens.engine.providers import (
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.persist.writer import check_lock, write_compaction
+from sessionlens.engine.plan.planner import plan_compaction
+from sessionlens.engine.settings import DEFAULT_SETTINGS
+from sessionlens.engine.summarize.providers import (
     OFFLINE_PROFILE,
     OfflineProvider,
     Provider,
@@ -36,8 +37,7 @@ from sessionlens.engine.providers import (
     RetryPolicy,
     build_provider,
 )
-from sessionlens.engine.settings import DEFAULT_SETTINGS
-from sessionlens.engine.summarize import ProgressEvent
+from sessionlens.engine.summarize.runner import ProgressEvent
 
 __all__ = ["RETRY_POLICY", "profile_from_args", "register", "run"]
 

@@ -10,8 +10,8 @@ import argparse
 from pathlib import Path
 
 from sessionlens.engine.cli.output import emit_json, emit_lines
-from sessionlens.engine.export import bundle_for_compaction, export_summary
-from sessionlens.engine.load import load_transcript
+from sessionlens.engine.export.summary import bundle_for_compaction, export_summary
+from sessionlens.engine.load.reader import load_transcript
 
 __all__ = ["register", "run"]
 

@@ -14,9 +14,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sessionlens.engine.load import load_transcript
+from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
-from sessionlens.engine.tokens import ENCODING_NAMES, count_tokens
+from sessionlens.engine.tokens.counts import ENCODING_NAMES, count_tokens
 
 from .output import emit_json, emit_lines
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from sessionlens.engine.cli.args import non_negative_int, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines
-from sessionlens.engine.cutpoints import CUT_RULES
-from sessionlens.engine.load import load_transcript
-from sessionlens.engine.plan import CompactionPlan, plan_compaction
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.plan.cutpoints import CUT_RULES
+from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
 from sessionlens.engine.settings import DEFAULT_SETTINGS
 
 __all__ = ["plan_summary", "register", "run"]

@@ -9,10 +9,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from sessionlens.engine.discovery import SessionInfo, default_session_dirs, discover_sessions
 from sessionlens.engine.errors import LoadError
-from sessionlens.engine.load import detect_format
-from sessionlens.engine.session_classify import SESSION_FILE_KINDS
+from sessionlens.engine.load.reader import detect_format
+from sessionlens.engine.sessions.classify import SESSION_FILE_KINDS
+from sessionlens.engine.sessions.discovery import (
+    SessionInfo,
+    default_session_dirs,
+    discover_sessions,
+)
 
 from .output import emit_json, emit_lines, warn
 

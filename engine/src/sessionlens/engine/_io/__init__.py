@@ -1,0 +1,1 @@
+"""Private file I/O helpers: crash-safe writes and the JSON5 reader for openclaw.json."""

@@ -1,0 +1,1 @@
+"""Auditing (pure): checks and coverage of a summary, what it dropped, the quality loop, recorded compactions."""

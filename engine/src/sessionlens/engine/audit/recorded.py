@@ -1,0 +1,115 @@
+"""Auditing a compaction whose summarized entries live in the predecessor file.
+
+A successor transcript (transcript-format.md §2.5(b)) leaves out the messages its newest
+compaction summarized: they stay in the file named by the header's ``parentSession``. Audited
+on the successor alone, that compaction's span holds no message at all, and every check
+passes on nothing ("0 of 0 identifiers"). So when a span holds no message and the file has a
+predecessor, the span is looked up there: the compaction itself if the predecessor holds it
+(one inherited by the successor), else the predecessor's active path after the previous
+compaction both files share, up to ``firstKeptEntryId`` (or to its end, for a hard boundary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sessionlens.engine.contract.templates import IdentifierPolicy
+from sessionlens.engine.errors import SessionLensError
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.plan.planner import is_message_entry
+from sessionlens.engine.sessions.store import resolve_session_file
+
+from .report import (
+    AUDIT_BUDGET_CHARS,
+    AuditReport,
+    audit_compaction,
+    audit_summary,
+)
+from .span import path_to
+
+__all__ = ["ChainAudit", "audit_compaction_in_chain", "predecessor_span"]
+
+Loader = Callable[[Path], Transcript]
+
+
+@dataclass(frozen=True, slots=True)
+class ChainAudit:
+    """An audit, and the file its summarized entries were read from when not the audited one."""
+
+    report: AuditReport
+    #: The predecessor that holds the summarized entries, or None (they are in the file).
+    span_source: Path | None = None
+
+
+def _has_message(transcript: Transcript, ids: Sequence[str]) -> bool:
+    return any((e := transcript.get(i)) is not None and is_message_entry(e) for i in ids)
+
+
+def predecessor_span(predecessor: Transcript, successor: Transcript,
+                     compaction_id: str) -> tuple[str, ...]:
+    """Ids on the predecessor's active path that ``compaction_id`` (in ``successor``) replaced.
+
+    Pure. Empty when the files share no starting point (the previous compaction of the
+    successor is not on the predecessor's path)."""
+    entry = successor.entry(compaction_id)
+    before = path_to(successor, compaction_id)[:-1]
+    previous: Entry | None = next(
+        (e for e in reversed(before) if e.type in ("compaction", "reset")), None)
+    path = predecessor.active_path
+    start = 0
+    if previous is not None:
+        if previous.id not in path:
+            return ()
+        start = path.index(previous.id) + 1
+    end = len(path)
+    if entry.first_kept_entry_id in path[start:]:
+        end = path.index(entry.first_kept_entry_id, start)
+    return tuple(path[start:end])
+
+
+def _predecessor_path(transcript: Transcript) -> Path | None:
+    header = transcript.header
+    raw = (header.parent_session or header.branched_from) if header is not None else None
+    if not raw:
+        return None
+    found = resolve_session_file(raw, None, transcript.path.parent)
+    return found if found is not None and found.is_file() else None
+
+
+def audit_compaction_in_chain(transcript: Transcript, compaction_id: str | None = None, *,
+                              identifier_policy: IdentifierPolicy = "strict",
+                              budget_chars: int = AUDIT_BUDGET_CHARS,
+                              load: Loader = load_transcript) -> ChainAudit:
+    """``audit_compaction``, reading the span from the predecessor when the file lacks it.
+
+    Raises AuditError as ``audit_compaction`` does; a predecessor that is missing or cannot
+    be loaded leaves the audit as the file alone gives it."""
+    report = audit_compaction(transcript, compaction_id, identifier_policy=identifier_policy,
+                              budget_chars=budget_chars)
+    cid = report.compaction_id or ""
+    if _has_message(transcript, report.summarized_entry_ids):
+        return ChainAudit(report)
+    source = _predecessor_path(transcript)
+    if source is None or source.resolve() == transcript.path.resolve():
+        return ChainAudit(report)
+    try:
+        predecessor = load(source)
+    except SessionLensError:
+        return ChainAudit(report)
+    held = predecessor.get(cid)
+    if held is not None and held.type == "compaction":
+        inherited = audit_compaction(predecessor, cid, identifier_policy=identifier_policy,
+                                     budget_chars=budget_chars)
+        return ChainAudit(inherited, source)
+    ids = predecessor_span(predecessor, transcript, cid)
+    if not _has_message(predecessor, ids):
+        return ChainAudit(report)
+    entry = transcript.entry(cid)
+    redone = audit_summary(predecessor, entry.summary or "", summarized_entry_ids=ids,
+                           template=report.template, identifier_policy=identifier_policy,
+                           budget_chars=budget_chars, compaction_id=cid,
+                           from_hook=entry.from_hook)
+    return ChainAudit(redone, source)

@@ -1,0 +1,340 @@
+"""The summary audit: is a compaction summary fit to replace the history it stands for?
+
+Pure: it reads a loaded transcript and a summary and returns a frozen report, so the GUI,
+the CLI, the quality loop and exports all judge a summary the same way. The checks follow
+OpenClaw's safeguard audit (transcript-format.md §3.6) so a summary SessionLens passes is one
+OpenClaw would accept, and add what that audit leaves out: a fallback placeholder is never a
+summary, each heading must appear once, the budget holds, and every specific of the span is
+counted per class so the report can say exactly what was dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sessionlens.engine.contract.ask import ask_overlap, clean_user_ask
+from sessionlens.engine.contract.identifiers import (
+    AUDIT_RECENT_MESSAGES,
+    IDENTIFIER_CLASSES,
+    Identifier,
+    entry_text,
+    extract_identifiers,
+    extract_opaque_identifiers,
+    summary_contains,
+)
+from sessionlens.engine.contract.templates import (
+    SUMMARY_MAX_CHARS,
+    IdentifierPolicy,
+    detect_template,
+    fallback_text,
+    section_reasons,
+)
+from sessionlens.engine.model import Entry, Transcript
+
+from .dropped import DroppedItem, find_dropped
+from .span import CompactionSpan, compaction_span
+
+__all__ = [
+    "AUDIT_BUDGET_CHARS",
+    "AuditCheck",
+    "AuditReport",
+    "ClassCoverage",
+    "audit_compaction",
+    "audit_report_dict",
+    "audit_summary",
+    "latest_user_ask",
+]
+
+
+#: The summary (body plus suffixes) may not exceed this many characters (OpenClaw's cap,
+#: the same number the summarizer caps at).
+AUDIT_BUDGET_CHARS = SUMMARY_MAX_CHARS
+
+
+@dataclass(frozen=True, slots=True)
+class AuditCheck:
+    """One check: its name, whether it passed, a readable detail and machine reasons."""
+
+    name: str
+    passed: bool
+    detail: str
+    #: Failure codes (``missing_section:## Goal``, ``latest_user_ask_not_reflected``, ...);
+    #: empty when the check passed.
+    reasons: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON data (one entry of ``checks`` in audit, compact and export output)."""
+        return {"name": self.name, "passed": self.passed, "detail": self.detail,
+                "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True, slots=True)
+class ClassCoverage:
+    """How many entities of one class the summary kept."""
+
+    cls: str
+    found: int
+    total: int
+
+    @property
+    def ratio(self) -> float:
+        return 1.0 if self.total == 0 else self.found / self.total
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """The verdict on one summary."""
+
+    passed: bool
+    checks: tuple[AuditCheck, ...]
+    #: The template the summary was judged against (see summary_templates.TemplateName).
+    template: str
+    #: Entity survival per class over the whole summarized span.
+    coverage: tuple[ClassCoverage, ...]
+    #: The audited identifiers (OpenClaw set, or the custom list) present in the summary...
+    identifiers_found: tuple[str, ...]
+    #: ...and absent from it.
+    identifiers_missing: tuple[str, ...]
+    #: Every entity of the span that the summary lacks, by class.
+    dropped: tuple[DroppedItem, ...]
+    compaction_id: str | None = None
+    summarized_entry_ids: tuple[str, ...] = ()
+    identifier_policy: str = "strict"
+    latest_ask: str | None = None
+    summary_chars: int = 0
+    #: Every entity found in the span (what ``coverage`` counts).
+    entities: tuple[Identifier, ...] = ()
+    #: The template the summary itself follows (differs from ``template`` for a fallback
+    #: placeholder, which is judged against the template its writer promised).
+    detected_template: str = ""
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """All failure codes of all checks, in check order."""
+        return tuple(r for c in self.checks for r in c.reasons)
+
+    @property
+    def checks_passed(self) -> int:
+        return sum(c.passed for c in self.checks)
+
+    def check(self, name: str) -> AuditCheck:
+        """The check called ``name`` (KeyError if there is none)."""
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+def audit_report_dict(report: AuditReport) -> dict[str, Any]:
+    """The report as plain JSON data (the ``audit --json`` object and ``compact``'s ``audit``)."""
+    return {
+        "compaction_id": report.compaction_id,
+        "passed": report.passed,
+        "template": report.template,
+        "detected_template": report.detected_template,
+        "identifier_policy": report.identifier_policy,
+        "checks": [c.as_dict() for c in report.checks],
+        "reasons": list(report.reasons),
+        "identifiers": {"found": list(report.identifiers_found),
+                        "missing": list(report.identifiers_missing)},
+        "coverage": {c.cls: {"found": c.found, "total": c.total} for c in report.coverage},
+        "dropped": [d.as_dict() for d in report.dropped],
+        "summarized_entry_ids": list(report.summarized_entry_ids),
+        "latest_ask": report.latest_ask,
+        "summary_chars": report.summary_chars,
+    }
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _span_entries(transcript: Transcript, entry_ids: Sequence[str]) -> tuple[Entry, ...]:
+    return tuple(e for e in (transcript.get(i) for i in entry_ids) if e is not None)
+
+
+def _user_text(entry: Entry) -> str:
+    if entry.message is None or entry.message.role != "user":
+        return ""
+    return clean_user_ask(entry.message.text)
+
+
+def latest_user_ask(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
+    """(entry id, text) of the last user message with words in it, or (None, None)."""
+    for entry in reversed(entries):
+        text = _user_text(entry)
+        if text:
+            return entry.id, text
+    return None, None
+
+
+def _recent_identifiers(entries: Sequence[Entry]) -> tuple[str, ...]:
+    messages = [e for e in entries if e.message is not None]
+    text = "\n".join(entry_text(e) for e in messages[-AUDIT_RECENT_MESSAGES:])
+    return extract_opaque_identifiers(text)
+
+
+def _content_check(summary: str) -> AuditCheck:
+    if not summary.strip():
+        return AuditCheck("content", False, "The summary is empty.", ("empty_summary",))
+    placeholder = fallback_text(summary)
+    if placeholder is not None:
+        return AuditCheck("content", False,
+                          f"A fallback placeholder, not a summary: {placeholder!r}",
+                          ("fallback_summary",))
+    return AuditCheck("content", True, f"{len(summary)} characters of summary.")
+
+
+def _sections_check(summary: str, template: str) -> AuditCheck:
+    wanted, reasons = section_reasons(summary, template)
+    if not wanted:
+        return AuditCheck("sections", True, f"Template {template!r} requires no headings.")
+    if reasons:
+        missing = sum(r.startswith("missing_") for r in reasons)
+        dup = len(reasons) - missing
+        return AuditCheck("sections", False,
+                          f"{missing} of {len(wanted)} required headings missing, {dup} repeated "
+                          f"(template {template!r}).", reasons)
+    return AuditCheck("sections", True,
+                      f"All {len(wanted)} headings of template {template!r} present once.")
+
+
+def _identifiers_check(summary: str, audited: Sequence[str], policy: str
+                       ) -> tuple[AuditCheck, tuple[str, ...], tuple[str, ...]]:
+    found = tuple(i for i in audited if summary_contains(summary, i))
+    missing = tuple(i for i in audited if i not in found)
+    where = "custom list" if policy == "custom" else "last messages of the span"
+    detail = f"{len(found)} of {len(audited)} identifiers from the {where} kept"
+    if not missing:
+        return AuditCheck("identifiers", True, detail + "."), found, missing
+    if policy == "off":
+        return AuditCheck("identifiers", True, detail + " (policy off: reported only)."), found, missing
+    reason = "missing_identifiers:" + ",".join(missing[:3])
+    return AuditCheck("identifiers", False, detail + "; missing: " + ", ".join(missing),
+                      (reason,)), found, missing
+
+
+def _ask_check(summary: str, ask: str | None) -> AuditCheck:
+    if not ask:
+        return AuditCheck("latest_ask", True, "No user request in the summarized span.")
+    wanted, found, need = ask_overlap(summary, ask)
+    detail = (f"{len(found)} of {len(wanted)} key words of the latest request found "
+              f"(need {need}): {', '.join(found) or 'none'}")
+    if not wanted or len(found) >= need:
+        return AuditCheck("latest_ask", True, detail + ".")
+    return AuditCheck("latest_ask", False, detail + "; wanted: " + ", ".join(wanted) + ".",
+                      ("latest_user_ask_not_reflected",))
+
+
+def _budget_check(summary: str, budget: int) -> AuditCheck:
+    n = len(summary)
+    if n <= budget:
+        return AuditCheck("budget", True, f"{n} of {budget} characters.")
+    return AuditCheck("budget", False, f"{n} characters exceed the budget of {budget}.",
+                      (f"over_budget:{n}>{budget}",))
+
+
+def _coverage(entities: Sequence[Identifier], dropped: Sequence[DroppedItem]) -> tuple[ClassCoverage, ...]:
+    total: dict[str, int] = {}
+    lost: dict[str, int] = {}
+    for e in entities:
+        total[e.cls] = total.get(e.cls, 0) + 1
+    for d in dropped:
+        lost[d.cls] = lost.get(d.cls, 0) + 1
+    return tuple(ClassCoverage(c, total.get(c, 0) - lost.get(c, 0), total.get(c, 0))
+                 for c in IDENTIFIER_CLASSES)
+
+
+# --------------------------------------------------------------------------- entry points
+
+def audit_summary(
+    transcript: Transcript,
+    summary: str,
+    *,
+    summarized_entry_ids: Sequence[str],
+    template: str,
+    identifier_policy: IdentifierPolicy = "strict",
+    custom_identifiers: Sequence[str] = (),
+    budget_chars: int = AUDIT_BUDGET_CHARS,
+    latest_ask_entry_id: str | None = None,
+    compaction_id: str | None = None,
+    from_hook: bool = False,
+    entities: Sequence[Identifier] | None = None,
+) -> AuditReport:
+    """Audit ``summary`` as the replacement for ``summarized_entry_ids``.
+
+    ``template`` is the template the summary was asked to follow ("structured",
+    "safeguard", ...), or "auto" to judge it on the template it turns out to follow.
+    ``identifier_policy``: "strict" requires every audited identifier, "off" only reports
+    them, "custom" audits ``custom_identifiers`` instead of the extracted set.
+    ``entities`` is a previous report's ``entities`` for the same span, so auditing several
+    summaries of one span (the quality loop) extracts them once.
+    """
+    if identifier_policy not in ("strict", "off", "custom"):
+        raise ValueError(f"unknown identifier policy {identifier_policy!r}")
+    entries = _span_entries(transcript, summarized_entry_ids)
+    detected = detect_template(summary, from_hook=from_hook)
+    used = detected if template == "auto" else template
+    if latest_ask_entry_id is not None:
+        ask_entry = transcript.get(latest_ask_entry_id)
+        ask = clean_user_ask(ask_entry.message.text) if ask_entry and ask_entry.message else None
+    else:
+        _, ask = latest_user_ask(entries)
+    audited = (tuple(dict.fromkeys(i.strip() for i in custom_identifiers if i.strip()))
+               if identifier_policy == "custom" else _recent_identifiers(entries))
+    id_check, found, missing = _identifiers_check(summary, audited, identifier_policy)
+    span_entities = tuple(entities) if entities is not None else extract_identifiers(entries)
+    dropped = find_dropped(summary, span_entities)
+    checks = (
+        _content_check(summary),
+        _sections_check(summary, used),
+        id_check,
+        _ask_check(summary, ask),
+        _budget_check(summary, budget_chars),
+    )
+    return AuditReport(
+        passed=all(c.passed for c in checks),
+        checks=checks,
+        template=used,
+        coverage=_coverage(span_entities, dropped),
+        identifiers_found=found,
+        identifiers_missing=missing,
+        dropped=dropped,
+        compaction_id=compaction_id,
+        summarized_entry_ids=tuple(e.id for e in entries),
+        identifier_policy=identifier_policy,
+        latest_ask=ask,
+        summary_chars=len(summary),
+        entities=span_entities,
+        detected_template=detected,
+    )
+
+
+def _writer_template(entry: Entry, summary: str) -> str:
+    """The template to judge an existing summary on: its own, or for a placeholder the one
+    its writer promised (OpenClaw's safeguard for ``fromHook`` entries, else pi's)."""
+    detected = detect_template(summary, from_hook=entry.from_hook)
+    if detected == "fallback":
+        return "safeguard" if entry.from_hook else "structured"
+    return detected
+
+
+def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *,
+                     identifier_policy: IdentifierPolicy = "strict",
+                     budget_chars: int = AUDIT_BUDGET_CHARS) -> AuditReport:
+    """Audit a compaction the transcript already holds (default: the last one).
+
+    Raises AuditError when the transcript has no such compaction."""
+    span: CompactionSpan = compaction_span(transcript, compaction_id)
+    entry = transcript.entry(span.compaction_id)
+    summary = entry.summary or ""
+    report = audit_summary(
+        transcript, summary,
+        summarized_entry_ids=span.summarized_entry_ids,
+        template=_writer_template(entry, summary),
+        identifier_policy=identifier_policy,
+        budget_chars=budget_chars,
+        compaction_id=span.compaction_id,
+        from_hook=entry.from_hook,
+    )
+    return report

@@ -1,0 +1,1 @@
+"""Exports: audited summaries as Markdown, JSON (with its schema) and inert HTML."""

@@ -1,0 +1,160 @@
+"""Rendering an export dict as Markdown, JSON or an inert, self-contained HTML page.
+
+Transcripts are full of hostile-looking text (HTML, ``<script>``, ``javascript:`` links,
+100 KB lines): the HTML page therefore escapes every value with ``html.escape``, makes no
+links, loads nothing, runs nothing, and carries a Content-Security-Policy that allows only
+its own inline stylesheet (pinned by hash), so even a browser bug in escaping cannot fetch
+or execute anything. Long lines wrap through CSS instead of being cut.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from html import escape
+from typing import Any
+
+from sessionlens.engine.audit.dropped import md_code
+
+__all__ = ["HTML_CSS", "render_html", "render_json", "render_markdown"]
+
+HTML_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:2em}
+pre,code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}
+pre{background:#f6f6f4;border:1px solid #ddd;padding:.8em;white-space:pre-wrap;
+overflow-wrap:anywhere;word-break:break-word}
+table{border-collapse:collapse;width:100%;table-layout:fixed}
+td,th{border:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top;
+overflow-wrap:anywhere;word-break:break-word}
+.pass{color:#176317;font-weight:600}.fail{color:#a11;font-weight:600}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}dd{margin:0;overflow-wrap:anywhere}
+""".strip()
+
+_CSS_HASH = base64.b64encode(hashlib.sha256(HTML_CSS.encode("utf-8")).digest()).decode("ascii")
+#: Everything denied except the one inline stylesheet above.
+CSP = (f"default-src 'none'; style-src 'sha256-{_CSS_HASH}'; img-src 'none'; script-src 'none'; "
+       "connect-src 'none'; font-src 'none'; object-src 'none'; frame-src 'none'; "
+       "base-uri 'none'; form-action 'none'")
+
+
+def render_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+# --------------------------------------------------------------------------- Markdown
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+|~+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _code(value: str) -> str:
+    """Inline code on one line (runs of whitespace, newlines included, become one space)."""
+    return md_code(" ".join(value.split()))
+
+
+def _status(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"
+
+
+def render_markdown(d: dict[str, Any]) -> str:
+    a = d["audit"]
+    fence = _fence(d["summary"]["text"])
+    lines = [
+        f"# Audited compaction summary: {_status(a['passed'])}", "",
+        f"- Source: {_code(d['source']['path'])} (sha256 `{d['source']['sha256']}`)",
+        f"- Session: {d['source']['session_id'] or 'unknown'}",
+        f"- Compaction: {d['compaction_id'] or 'new (not yet written)'}",
+        f"- Covers entries {d['covered']['first_entry_id'] or '-'} .. "
+        f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']} entries)",
+        f"- Summary sha256: `{d['summary']['sha256']}` ({d['summary']['chars']} characters)",
+        f"- Provider / model: {d['provider'] or 'not recorded'} / {d['model'] or 'not recorded'}",
+        f"- Template: {d['template']} (detected: {a['detected_template']})",
+        f"- Identifier policy: {a['identifier_policy']}",
+        f"- Created: {d['created_at']}; schema version {d['schema_version']}",
+    ]
+    if d["instructions"]:
+        lines.append(f"- Instructions: {_code(d['instructions'])}")
+    if d["settings"]:
+        lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in d["settings"].items()))
+    lines += ["", "## Summary", "", fence + "text", d["summary"]["text"], fence, "",
+              "## Audit", "", "| check | result | detail | reasons |", "|---|---|---|---|"]
+    for c in a["checks"]:
+        detail = c["detail"].replace("|", "\\|").replace("\n", " ")
+        reasons = ", ".join(c["reasons"]).replace("|", "\\|")
+        lines.append(f"| {c['name']} | {_status(c['passed'])} | {detail} | {reasons} |")
+    ids = a["identifiers"]
+    lines += ["", f"Identifiers kept: {len(ids['found'])}; missing: {len(ids['missing'])}"]
+    lines += [f"- missing {_code(v)}" for v in ids["missing"]]
+    lines += ["", "## Coverage by class", "", "| class | kept | total |", "|---|---|---|"]
+    lines += [f"| {c['class']} | {c['found']} | {c['total']} |" for c in d["coverage"] if c["total"]]
+    lines += ["", f"## Dropped ({len(d['dropped'])})", ""]
+    lines += [f"- [{x['class']}] {_code(x['value'])} (entries {', '.join(x['entry_ids'][:5])})"
+              for x in d["dropped"]] or ["Nothing was dropped."]
+    rfence = _fence(d["recovery"]["instruction"] + d["recovery"]["addendum"])
+    lines += ["", "## Recovery pack", "", "Instruction:", "", rfence + "text",
+              d["recovery"]["instruction"], rfence, "", "Addendum:", "", rfence + "markdown",
+              d["recovery"]["addendum"].rstrip("\n"), rfence, ""]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- HTML
+
+def _e(value: Any) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def _row(*cells: Any, head: bool = False) -> str:
+    tag = "th" if head else "td"
+    return "<tr>" + "".join(f"<{tag}>{_e(c)}</{tag}>" for c in cells) + "</tr>"
+
+
+def _status_html(passed: bool) -> str:
+    cls = "pass" if passed else "fail"
+    return f'<span class="{cls}">{_status(passed)}</span>'
+
+
+def render_html(d: dict[str, Any]) -> str:
+    a = d["audit"]
+    meta = [
+        ("Source", d["source"]["path"]), ("Source sha256", d["source"]["sha256"]),
+        ("Session", d["source"]["session_id"]), ("Compaction", d["compaction_id"]),
+        ("Covered entries", f"{d['covered']['first_entry_id'] or '-'} .. "
+                            f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']})"),
+        ("Summary sha256", d["summary"]["sha256"]), ("Provider", d["provider"]),
+        ("Model", d["model"]), ("Template", f"{d['template']} (detected: {a['detected_template']})"),
+        ("Identifier policy", a["identifier_policy"]), ("Instructions", d["instructions"]),
+        ("Settings", json.dumps(d["settings"], ensure_ascii=False)),
+        ("Created", d["created_at"]), ("Schema version", d["schema_version"]),
+    ]
+    out = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
+        '<meta name="referrer" content="no-referrer">',
+        f"<title>SessionLens audit {_e(d['compaction_id'] or '')}</title>",
+        f"<style>{HTML_CSS}</style></head><body>",
+        f"<h1>Audited compaction summary: {_status_html(a['passed'])}</h1>",
+        "<dl>" + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta) + "</dl>",
+        "<h2>Summary</h2>", f"<pre>{_e(d['summary']['text'])}</pre>",
+        "<h2>Audit</h2><table>", _row("check", "result", "detail", "reasons", head=True),
+    ]
+    for c in a["checks"]:
+        out.append(f"<tr><td>{_e(c['name'])}</td><td>{_status_html(c['passed'])}</td>"
+                   f"<td>{_e(c['detail'])}</td><td>{_e(', '.join(c['reasons']))}</td></tr>")
+    out.append("</table>")
+    ids = a["identifiers"]
+    out.append(f"<p>Identifiers kept: {len(ids['found'])}; missing: {len(ids['missing'])}</p>")
+    if ids["missing"]:
+        out.append("<ul>" + "".join(f"<li><code>{_e(v)}</code></li>" for v in ids["missing"]) + "</ul>")
+    out += ["<h2>Coverage by class</h2><table>", _row("class", "kept", "total", head=True)]
+    out += [_row(c["class"], c["found"], c["total"]) for c in d["coverage"] if c["total"]]
+    out += ["</table>", f"<h2>Dropped ({len(d['dropped'])})</h2>", "<table>",
+            _row("class", "value", "entries", head=True)]
+    out += [_row(x["class"], x["value"], ", ".join(x["entry_ids"])) for x in d["dropped"]]
+    out += ["</table>", "<h2>Recovery pack</h2>", "<p>Instruction:</p>",
+            f"<pre>{_e(d['recovery']['instruction'])}</pre>", "<p>Addendum:</p>",
+            f"<pre>{_e(d['recovery']['addendum'])}</pre>", "</body></html>", ""]
+    return "\n".join(out)

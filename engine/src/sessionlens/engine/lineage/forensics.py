@@ -1,0 +1,188 @@
+"""Why each compaction already in a transcript fired, and whether it did its job.
+
+For every compaction entry this reconstructs the context just before it (on its own branch),
+compares it with the threshold the agent used, guesses what triggered it (an overflow error
+it retried after, the threshold, or else a manual ``/compact``), and flags the suspicious:
+fired far below the threshold, a summary no smaller than what it replaced, summaries that
+keep growing from one compaction to the next. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from sessionlens.engine.audit.span import path_to
+from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.plan.cutpoints import region_bounds, usage_context
+from sessionlens.engine.plan.overflow import is_context_overflow
+from sessionlens.engine.plan.planner import (
+    context_window_of,
+    estimate_context_tokens,
+    is_message_entry,
+)
+from sessionlens.engine.tokens.counts import estimate_entry_tokens
+from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
+
+if TYPE_CHECKING:
+    from sessionlens.engine.settings import CompactionSettings
+    from sessionlens.engine.tokens.counts import TokenReport
+
+__all__ = ["FAR_BELOW_SHARE", "SUMMARY_GROWTH_RATIO", "CompactionFlag", "CompactionForensics",
+           "Trigger", "analyze_compactions"]
+
+Trigger = Literal["overflow-retry", "threshold", "manual"]
+CompactionFlag = Literal["far-below-threshold", "summary-not-smaller", "summary-growth"]
+
+#: A compaction that fired with less than this share of its threshold in context is flagged.
+FAR_BELOW_SHARE = 0.5
+#: A summary more than this many times its predecessor's size is flagged as growing.
+SUMMARY_GROWTH_RATIO = 1.1
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionForensics:
+    """One compaction, examined."""
+
+    compaction_id: str
+    line: int
+    on_active_path: bool
+    #: The last valid assistant usage after the previous boundary (what the provider said).
+    reported_context_tokens: int | None
+    #: pi chars/4 over what the model saw: previous summary, its kept slice, the region.
+    estimated_context_tokens: int
+    #: pi ``estimateContextTokens``: reported usage plus estimates after it (the decision input).
+    context_tokens: int
+    #: ``tokensBefore`` as the agent recorded it.
+    recorded_tokens_before: int | None
+    context_window: int
+    threshold: int
+    #: context_tokens / context_window.
+    utilisation: float
+    #: context_tokens / threshold (1.0 = exactly at the threshold).
+    threshold_share: float
+    trigger: Trigger
+    #: The error message that preceded an overflow retry.
+    overflow_entry_id: str | None
+    summary_tokens: int
+    #: Estimated tokens the summary stands in for (previous summary + summarized messages).
+    replaced_tokens: int
+    previous_compaction_id: str | None
+    previous_summary_tokens: int | None
+    first_kept_entry_id: str | None
+    from_hook: bool
+    #: First kept is the compaction itself or not on its branch: nothing was kept.
+    hard_boundary: bool
+    flags: tuple[CompactionFlag, ...]
+
+
+def _branch_to(transcript: Transcript, entry_id: str, active_pos: dict[str, int]) -> list[Entry]:
+    """Entries from the root to ``entry_id`` inclusive (the active path is sliced, not walked)."""
+    at = active_pos.get(entry_id)
+    if at is not None:
+        return [transcript.entries[transcript.index[i]] for i in transcript.active_path[:at + 1]]
+    return list(path_to(transcript, entry_id))
+
+
+def _overflow_before(before: Sequence[Entry], window: int) -> str | None:
+    """The overflow error the compaction answered, if the messages just before it show one.
+
+    Walks back over metadata rows and a chain of failed assistant turns (retries).
+    """
+    for entry in reversed(before):
+        msg = entry.message
+        if entry.type != "message" or msg is None:
+            if entry.type in ("compaction", "reset"):
+                return None
+            continue
+        if msg.role != "assistant" or msg.stop_reason not in ("error", "length", "stop"):
+            return None
+        if is_context_overflow(msg, window):
+            return entry.id
+        if msg.stop_reason != "error":
+            return None
+    return None
+
+
+def _last_usage(entries: Sequence[Entry]) -> int | None:
+    for entry in reversed(entries):
+        usage = usage_context(entry)
+        if usage is not None:
+            return usage
+    return None
+
+
+def _estimate(entry: Entry, tokens: TokenReport | None) -> int:
+    if tokens is not None:
+        known = tokens.entries.get(entry.id)
+        if known is not None:
+            return known.estimate_pi
+    return estimate_entry_tokens(entry, "pi")
+
+
+def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSettings,
+             tokens: TokenReport | None, on_path: bool,
+             previous_summary_tokens: int | None) -> CompactionForensics:
+    comp = branch[-1]
+    before = branch[:-1]
+    start, boundary = region_bounds(before)
+    region = before[start:]
+    prev = before[boundary] if boundary is not None else None
+    prev_comp = prev if prev is not None and prev.type == "compaction" else None
+    prev_summary = estimate_tokens_from_chars(len(prev_comp.summary or "")) if prev_comp is not None else 0
+    kept_before: list[Entry] = []
+    if prev_comp is not None and boundary is not None:
+        ids = [e.id for e in before[:boundary]]
+        if prev_comp.first_kept_entry_id in ids:
+            kept_before = before[ids.index(prev_comp.first_kept_entry_id):boundary]
+    estimates = [_estimate(e, tokens) if is_message_entry(e) else 0 for e in region]
+    estimated = prev_summary + sum(_estimate(e, tokens) for e in kept_before
+                                   if is_message_entry(e)) + sum(estimates)
+    context = estimate_context_tokens(region, estimates, prev_summary)
+    window = context_window_of(before, settings, transcript.header)
+    threshold = settings.threshold(window)
+    overflow_id = _overflow_before(before, window)
+    trigger: Trigger = ("overflow-retry" if overflow_id is not None
+                        else "threshold" if context > threshold else "manual")
+    region_ids = [e.id for e in region]
+    kept_id = comp.first_kept_entry_id
+    hard = kept_id is None or kept_id == comp.id or kept_id not in region_ids
+    cut = region_ids.index(kept_id) if kept_id is not None and not hard else len(region)
+    replaced = prev_summary + sum(estimates[:cut])
+    summary_tokens = estimate_tokens_from_chars(len(comp.summary or ""))
+    flags: list[CompactionFlag] = []
+    if trigger != "overflow-retry" and threshold > 0 and context < FAR_BELOW_SHARE * threshold:
+        flags.append("far-below-threshold")
+    if summary_tokens >= replaced:
+        flags.append("summary-not-smaller")
+    if previous_summary_tokens and summary_tokens > SUMMARY_GROWTH_RATIO * previous_summary_tokens:
+        flags.append("summary-growth")
+    return CompactionForensics(
+        compaction_id=comp.id, line=comp.line, on_active_path=on_path,
+        reported_context_tokens=_last_usage(region), estimated_context_tokens=estimated,
+        context_tokens=context, recorded_tokens_before=comp.tokens_before,
+        context_window=window, threshold=threshold,
+        utilisation=context / window if window > 0 else 0.0,
+        threshold_share=context / threshold if threshold > 0 else 0.0,
+        trigger=trigger, overflow_entry_id=overflow_id, summary_tokens=summary_tokens,
+        replaced_tokens=replaced,
+        previous_compaction_id=prev_comp.id if prev_comp is not None else None,
+        previous_summary_tokens=previous_summary_tokens, first_kept_entry_id=kept_id,
+        from_hook=comp.from_hook, hard_boundary=hard, flags=tuple(flags))
+
+
+def analyze_compactions(transcript: Transcript, settings: CompactionSettings,
+                        tokens: TokenReport | None = None) -> tuple[CompactionForensics, ...]:
+    """Forensics for every compaction in the file (all branches), in file order."""
+    active_pos = {entry_id: i for i, entry_id in enumerate(transcript.active_path)}
+    results: list[CompactionForensics] = []
+    summary_tokens: dict[str, int] = {}
+    for comp in transcript.compactions:
+        branch = _branch_to(transcript, comp.id, active_pos)
+        previous = next((e for e in reversed(branch[:-1]) if e.type == "compaction"), None)
+        prev_tokens = summary_tokens.get(previous.id) if previous is not None else None
+        report = _examine(transcript, branch, settings, tokens, comp.id in active_pos, prev_tokens)
+        summary_tokens[comp.id] = report.summary_tokens
+        results.append(report)
+    return tuple(results)

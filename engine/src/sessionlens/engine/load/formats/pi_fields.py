@@ -1,0 +1,275 @@
+"""Typed field reading for pi / OpenClaw entries, messages and content blocks.
+
+Kept apart from the line loop in ``pi.py`` so each stays short. A field of the wrong type
+becomes a Diagnostic and its default, so one odd field never costs the whole entry; only an
+entry that cannot mean anything (a ``message`` entry without a message object) is refused
+with ``ValueError``, which the line loop turns into a diagnostic.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from sessionlens.engine.load.formats.fast_new import fast_constructor
+from sessionlens.engine.load.formats.jsonl import usage_count
+from sessionlens.engine.model import (
+    ContentBlock,
+    Diagnostic,
+    Entry,
+    FileOps,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    Usage,
+)
+
+__all__ = ["FieldReader"]
+
+_EMPTY: MappingProxyType[str, Any] = MappingProxyType({})
+_NO_OPS = FileOps()
+
+# Hot-path constructors (see fast_new): most lines are messages of these three shapes.
+_BASE = ("role", "content", "content_is_string", "timestamp_ms")
+_new_message_entry = fast_constructor(
+    Entry, ("type", "id", "parent_id", "timestamp", "line", "offset", "length", "message",
+            "append_mode"), {"extra": _EMPTY})
+_new_plain = fast_constructor(Message, _BASE)
+_new_assistant = fast_constructor(Message, (*_BASE, "api", "provider", "model", "usage",
+                                            "stop_reason", "error_message"))
+_new_tool_result = fast_constructor(Message, (*_BASE, "tool_call_id", "tool_name",
+                                              "is_error"))
+
+
+class FieldReader:
+    """Reads typed fields of one line at a time and records what was wrong with them."""
+
+    __slots__ = ("path", "diags", "line")
+
+    def __init__(self, path: str, diags: list[Diagnostic]) -> None:
+        self.path = path
+        self.diags = diags
+        self.line = 0
+
+    # ------------------------------------------------------------------ diagnostics
+    def warn(self, reason: str) -> None:
+        self.diags.append(Diagnostic(self.path, self.line, reason, "warning"))
+
+    def error(self, reason: str) -> None:
+        self.diags.append(Diagnostic(self.path, self.line, reason, "error"))
+
+    def opt_str(self, obj: dict[str, Any], key: str) -> str | None:
+        value = obj.get(key)
+        if value is None or type(value) is str:
+            return value
+        self.warn(f"field {key!r} should be a string, got {type(value).__name__}; ignored")
+        return None
+
+    def opt_int(self, obj: dict[str, Any], key: str) -> int | None:
+        value = obj.get(key)
+        if value is None or type(value) is int:
+            return value
+        if type(value) is float:
+            return int(value)
+        self.warn(f"field {key!r} should be a number, got {type(value).__name__}; ignored")
+        return None
+
+    def flag(self, obj: dict[str, Any], key: str, default: bool = False) -> bool:
+        value = obj.get(key)
+        if value is None:
+            return default
+        if type(value) is bool:
+            return value
+        self.warn(f"field {key!r} should be true/false, got {type(value).__name__}; ignored")
+        return default
+
+    def parent_id(self, obj: dict[str, Any]) -> str | None:
+        if "parentId" not in obj:
+            self.warn("entry has no 'parentId'; treated as a root")
+            return None
+        value = obj["parentId"]
+        if value is None or type(value) is str:
+            return value
+        self.error(f"'parentId' should be a string or null, got {type(value).__name__}; "
+                   "treated as a root")
+        return None
+
+    # ------------------------------------------------------------------ entries
+    def entry(self, obj: dict[str, Any], etype: str, eid: str, parent: str | None,
+              offset: int, length: int) -> Entry:
+        """One typed Entry; unknown types keep only the base fields."""
+        ts = obj.get("timestamp")
+        if ts is not None and type(ts) is not str:
+            self.warn(f"entry 'timestamp' should be an ISO string, got {type(ts).__name__}")
+            ts = None
+        append_mode = obj.get("appendMode")
+        if append_mode is not None and type(append_mode) is not str:
+            self.warn("'appendMode' should be a string; ignored")
+            append_mode = None
+        base = (etype, eid, parent, ts, self.line, offset, length)
+        if etype == "message":
+            raw = obj.get("message")
+            if type(raw) is not dict:
+                raise ValueError("'message' entry has no message object")
+            return _new_message_entry(etype, eid, parent, ts, self.line, offset, length,
+                                      self.message(raw), append_mode)
+        if etype == "compaction" or etype == "branch_summary":
+            summary = self.opt_str(obj, "summary")
+            return Entry(*base, summary=summary if summary is not None else "",
+                         first_kept_entry_id=self.opt_str(obj, "firstKeptEntryId"),
+                         tokens_before=self.opt_int(obj, "tokensBefore"),
+                         file_ops=self.file_ops(obj.get("details")),
+                         from_hook=self.flag(obj, "fromHook"),
+                         from_id=self.opt_str(obj, "fromId"),
+                         append_mode=append_mode, extra=_EMPTY)
+        if etype == "custom_message":
+            content, _ = self.blocks(obj.get("content"))
+            return Entry(*base, custom_type=self.opt_str(obj, "customType"), content=content,
+                         display=self.flag(obj, "display", True), append_mode=append_mode,
+                         extra=_EMPTY)
+        if etype == "custom":
+            return Entry(*base, custom_type=self.opt_str(obj, "customType"),
+                         data=obj.get("data"), append_mode=append_mode, extra=_EMPTY)
+        if etype == "label" or etype == "leaf":
+            target = obj.get("targetId")
+            if target is not None and type(target) is not str:
+                self.warn("'targetId' should be a string or null; read as null")
+                target = None
+            return Entry(*base, target_id=target, label=self.opt_str(obj, "label"),
+                         append_parent_id=self.opt_str(obj, "appendParentId"),
+                         append_mode=append_mode, extra=_EMPTY)
+        if etype == "session_info":
+            return Entry(*base, name=self.opt_str(obj, "name"), append_mode=append_mode,
+                         extra=_EMPTY)
+        if etype == "thinking_level_change":
+            return Entry(*base, thinking_level=self.opt_str(obj, "thinkingLevel"),
+                         append_mode=append_mode, extra=_EMPTY)
+        if etype == "model_change":
+            return Entry(*base, provider=self.opt_str(obj, "provider"),
+                         model_id=self.opt_str(obj, "modelId"), append_mode=append_mode,
+                         extra=_EMPTY)
+        if etype == "reset":
+            return Entry(*base, reason=self.opt_str(obj, "reason"),
+                         first_kept_entry_id=self.opt_str(obj, "firstKeptEntryId"),
+                         append_mode=append_mode, extra=_EMPTY)
+        return Entry(*base, append_mode=append_mode, extra=_EMPTY)
+
+    def file_ops(self, details: Any) -> FileOps | None:
+        if details is None:
+            return None
+        if type(details) is not dict:
+            self.warn("'details' should be an object; ignored")
+            return None
+        read = details.get("readFiles")
+        modified = details.get("modifiedFiles")
+        if read is None and modified is None:
+            return _NO_OPS
+        return FileOps(self._names(read, "readFiles"), self._names(modified, "modifiedFiles"))
+
+    def _names(self, value: Any, key: str) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if type(value) is not list:
+            self.warn(f"'details.{key}' should be a list; ignored")
+            return ()
+        return tuple(v for v in value if type(v) is str)
+
+    # ------------------------------------------------------------------ messages
+    def message(self, m: dict[str, Any]) -> Message:
+        role = m.get("role")
+        if type(role) is not str:
+            raise ValueError("message has no string 'role'")
+        if role == "hookMessage":  # v2 name of the custom role
+            role = "custom"
+        content, is_string = self.blocks(m.get("content"))
+        ts = m.get("timestamp")
+        ts_ms = ts if type(ts) is int else int(ts) if type(ts) is float else None
+        if role == "assistant":
+            api, provider, model = m.get("api"), m.get("provider"), m.get("model")
+            stop, err = m.get("stopReason"), m.get("errorMessage")
+            if not (type(api) is str and type(provider) is str and type(model) is str
+                    and type(stop) is str and (err is None or type(err) is str)):
+                api, provider, model = (self.opt_str(m, "api"), self.opt_str(m, "provider"),
+                                        self.opt_str(m, "model"))
+                stop, err = self.opt_str(m, "stopReason"), self.opt_str(m, "errorMessage")
+            return _new_assistant(role, content, is_string, ts_ms, api, provider, model,
+                                  self.usage(m.get("usage")), stop, err)
+        if role == "toolResult":
+            call_id, name, is_error = m.get("toolCallId"), m.get("toolName"), m.get("isError")
+            if not (type(call_id) is str and type(name) is str and type(is_error) is bool):
+                call_id, name = self.opt_str(m, "toolCallId"), self.opt_str(m, "toolName")
+                is_error = self.flag(m, "isError")
+            return _new_tool_result(role, content, is_string, ts_ms,
+                                    call_id, name, is_error)
+        if role == "bashExecution":
+            exit_code = m.get("exitCode")
+            return Message(role, content, is_string, ts_ms, command=self.opt_str(m, "command"),
+                           output=self.opt_str(m, "output"),
+                           exit_code=exit_code if type(exit_code) is int else None,
+                           cancelled=self.flag(m, "cancelled"),
+                           truncated=self.flag(m, "truncated"),
+                           full_output_path=self.opt_str(m, "fullOutputPath"),
+                           exclude_from_context=self.flag(m, "excludeFromContext"))
+        if role == "custom":
+            return Message(role, content, is_string, ts_ms,
+                           custom_type=self.opt_str(m, "customType"),
+                           display=self.flag(m, "display", True))
+        return _new_plain(role, content, is_string, ts_ms)
+
+    def usage(self, u: Any) -> Usage | None:
+        if type(u) is not dict:
+            return None
+        cost = u.get("cost")
+        cost_total = cost.get("total") if type(cost) is dict else None
+        if type(cost_total) not in (int, float):
+            cost_total = None
+        cu = u.get("contextUsage")
+        context_usage = None
+        if type(cu) is dict and cu.get("state") == "available" and type(cu.get("totalTokens")) is int:
+            context_usage = cu["totalTokens"]
+        return Usage(usage_count(u.get("input")), usage_count(u.get("output")),
+                     usage_count(u.get("cacheRead")), usage_count(u.get("cacheWrite")),
+                     usage_count(u.get("totalTokens")), cost_total, context_usage)
+
+    def blocks(self, raw: Any) -> tuple[tuple[ContentBlock, ...], bool]:
+        """Content blocks and whether the file held a plain string."""
+        if type(raw) is str:
+            return (TextBlock(raw),), True
+        if raw is None:
+            return (), False
+        if type(raw) is not list:
+            self.warn(f"'content' should be a string or a list, got {type(raw).__name__}")
+            return (), False
+        out: list[ContentBlock] = []
+        append = out.append
+        for b in raw:
+            kind = b.get("type") if type(b) is dict else None
+            if kind == "text":
+                text = b.get("text")
+                sig = b.get("textSignature")
+                append(TextBlock(text if type(text) is str else "",
+                                 sig if type(sig) is str else None))
+            elif kind == "toolCall":
+                tid = b.get("id")
+                name = b.get("name")
+                partial = b.get("partialJson")
+                append(ToolCallBlock(tid if type(tid) is str else "",
+                                     name if type(name) is str else "", b.get("arguments"),
+                                     partial if type(partial) is str else None))
+            elif kind == "thinking":
+                text = b.get("thinking")
+                sig = b.get("thinkingSignature")
+                append(ThinkingBlock(text if type(text) is str else "", b.get("redacted") is True,
+                                     sig if type(sig) is str else None))
+            elif kind == "image":
+                data = b.get("data")
+                mime = b.get("mimeType")
+                append(ImageBlock(mime if type(mime) is str else "",
+                                  data if type(data) is str else ""))
+            elif type(b) is not dict:
+                self.warn("a content block is not an object; skipped")
+            else:
+                self.warn(f"unknown content block type {kind!r}; skipped")
+        return tuple(out), False

@@ -1,0 +1,90 @@
+"""Replay of the active path into what the model sees (transcript-format.md §1.8).
+
+The last ``compaction`` or ``reset`` on the path is the boundary. A compaction emits its
+summary first, then the retained window ``[firstKept, boundary)``, then everything after the
+boundary. ``firstKeptEntryId`` counts only when it lies strictly before the boundary; when
+it is the compaction's own id (OpenClaw's hardened manual boundary) or is not found, nothing
+before the boundary is kept. A reset emits nothing itself and keeps a tool-pairing-safe part
+of its window (tool results whose call is not retained are dropped, as OpenClaw does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sessionlens.engine.model import ContextItem, Entry
+
+__all__ = ["BOUNDARY_TYPES", "build_context", "context_item", "last_boundary"]
+
+#: Entry types that end what the model sees before them (the replay starts over there).
+BOUNDARY_TYPES = ("compaction", "reset")
+
+
+def context_item(entry: Entry) -> ContextItem | None:
+    """The message an entry contributes to the model's context, or None."""
+    t = entry.type
+    if t == "message":
+        msg = entry.message
+        if msg is None or msg.exclude_from_context:
+            return None
+        return ContextItem("message", entry.id, msg.role)
+    if t == "custom_message":
+        return ContextItem("custom_message", entry.id, "custom")
+    if t == "branch_summary" and entry.summary:
+        return ContextItem("branch_summary", entry.id, "branchSummary")
+    return None
+
+
+def last_boundary(path: Sequence[Entry]) -> int:
+    """Index of the latest compaction or reset on ``path``, or -1 when there is none."""
+    for i in range(len(path) - 1, -1, -1):
+        if path[i].type in BOUNDARY_TYPES:
+            return i
+    return -1
+
+
+def build_context(entries_by_id: Mapping[str, Entry],
+                  active_path: Sequence[str]) -> tuple[ContextItem, ...]:
+    """Context items in the order the model sees them."""
+    path = [entries_by_id[i] for i in active_path if i in entries_by_id]
+    boundary = last_boundary(path)
+    out: list[ContextItem] = []
+    if boundary < 0:
+        _emit(path, out)
+        return tuple(out)
+    mark = path[boundary]
+    first_kept = boundary
+    if mark.first_kept_entry_id is not None:
+        for i in range(boundary):
+            if path[i].id == mark.first_kept_entry_id:
+                first_kept = i
+                break
+    window = path[first_kept:boundary]
+    if mark.type == "compaction":
+        out.append(ContextItem("compaction_summary", mark.id, "compactionSummary"))
+    else:
+        window = _pairing_safe(window)
+    _emit(window, out)
+    _emit(path[boundary + 1:], out)
+    return tuple(out)
+
+
+def _emit(entries: Sequence[Entry], out: list[ContextItem]) -> None:
+    for e in entries:
+        item = context_item(e)
+        if item is not None:
+            out.append(item)
+
+
+def _pairing_safe(window: Sequence[Entry]) -> list[Entry]:
+    """Drop tool results whose tool call is not in the retained window."""
+    calls: set[str] = set()
+    kept: list[Entry] = []
+    for e in window:
+        msg = e.message
+        if msg is not None and msg.role == "assistant":
+            calls.update(c.id for c in msg.tool_calls)
+        elif msg is not None and msg.role == "toolResult" and msg.tool_call_id not in calls:
+            continue
+        kept.append(e)
+    return kept

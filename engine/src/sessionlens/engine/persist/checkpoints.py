@@ -1,0 +1,181 @@
+"""Compaction checkpoints: the pre-compaction file kept aside, and restoring from one.
+
+Every write keeps the transcript as it was before the compaction in
+``<sessionId>.checkpoint.<uuid>.jsonl`` beside it, and (where the folder's ``sessions.json``
+holds the session) adds a ``compactionCheckpoints`` record in OpenClaw's shape
+(transcript-format.md §2.6), so OpenClaw's own branch/restore sees SessionLens's
+compactions like its own. Restoring never overwrites anything: it forks the checkpoint into
+a new ``<ts>_<uuid>.jsonl`` whose header points back at the checkpoint.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sessionlens.engine._io.atomic import atomic_write_bytes, atomic_write_chunks, file_mode
+from sessionlens.engine.errors import PersistError
+from sessionlens.engine.model import Transcript
+
+from .guard import read_unchanged_bytes
+from .lines import header_line, iso_timestamp, new_session_id, session_file_name
+from .store_write import StoreEdit, find_store, matching_session_keys, update_store
+from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_writable
+
+__all__ = [
+    "MAX_CHECKPOINTS", "CHECKPOINT_MARK", "Checkpoint", "PostCompaction", "checkpoint_name",
+    "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint",
+]
+
+#: OpenClaw keeps this many checkpoint records per session (oldest trimmed first).
+MAX_CHECKPOINTS = 25
+#: What marks a checkpoint copy's file name.
+CHECKPOINT_MARK = ".checkpoint."
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A pre-compaction copy: where it is, whose it is, and the leaf it was taken at."""
+
+    path: Path
+    session_id: str
+    leaf_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PostCompaction:
+    """Where the compaction ended up (the successor, or the original after an append)."""
+
+    session_id: str
+    path: Path
+    compaction_entry_id: str
+    first_kept_entry_id: str
+
+
+def checkpoint_name(session_id: str) -> str:
+    return f"{session_id}{CHECKPOINT_MARK}{uuid.uuid4()}.jsonl"
+
+
+def write_checkpoint(transcript: Transcript, data: bytes) -> Checkpoint:
+    """Keep ``data`` (the transcript's verified pre-compaction bytes) as a checkpoint copy."""
+    sid = transcript.session_id or transcript.path.stem
+    target = transcript.path.absolute().parent / checkpoint_name(sid)
+    atomic_write_bytes(target, data, mode=file_mode(transcript.path), exclusive=True)
+    return Checkpoint(target, sid, transcript.leaf_id)
+
+
+def _store_file_value(path: Path, like: Any) -> str:
+    """A path for the store, written the way the store wrote it (bare name or absolute)."""
+    if isinstance(like, str) and like and "/" not in like and "\\" not in like:
+        return path.name
+    return str(path.absolute())
+
+
+def checkpoint_store_edit(store: Mapping[str, Any], transcript: Transcript,
+                          checkpoint: Checkpoint, post: PostCompaction,
+                          record: CompactionRecord, *, moved: bool,
+                          now: datetime | None = None) -> StoreEdit:
+    """The store fields to set for one compaction: a checkpoint record, counters, pointers.
+
+    ``moved`` (a successor was written) points the session's ``sessionId``/``sessionFile``
+    at the successor. Every record that refers to the transcript is updated.
+    """
+    created_ms = int((now or datetime.now(UTC)).timestamp() * 1000)
+    edits: dict[str, dict[str, Any]] = {}
+    for key in matching_session_keys(store, transcript.path, transcript.session_id):
+        rec = store[key]
+        pre_sid = rec.get("sessionId") if isinstance(rec.get("sessionId"), str) else (
+            checkpoint.session_id)
+        entry: dict[str, Any] = {
+            "checkpointId": str(uuid.uuid4()), "sessionKey": key, "sessionId": pre_sid,
+            "createdAt": created_ms, "reason": "manual", "tokensBefore": record.tokens_before,
+        }
+        if record.tokens_after is not None:
+            entry["tokensAfter"] = record.tokens_after
+        entry["summary"] = record.summary
+        entry["firstKeptEntryId"] = post.first_kept_entry_id
+        pre: dict[str, Any] = {"sessionId": pre_sid, "sessionFile": str(checkpoint.path.absolute())}
+        if checkpoint.leaf_id is not None:
+            pre["leafId"] = checkpoint.leaf_id
+        entry["preCompaction"] = pre
+        entry["postCompaction"] = {
+            "sessionId": post.session_id, "sessionFile": str(post.path.absolute()),
+            "leafId": post.compaction_entry_id, "entryId": post.compaction_entry_id,
+        }
+        old = rec.get("compactionCheckpoints")
+        kept = [c for c in old if isinstance(c, dict)] if isinstance(old, list) else []
+        fields: dict[str, Any] = {}
+        if moved:
+            fields["sessionId"] = post.session_id
+            fields["sessionFile"] = _store_file_value(post.path, rec.get("sessionFile"))
+        count = rec.get("compactionCount")
+        fields["compactionCount"] = (count if isinstance(count, int)
+                                     and not isinstance(count, bool) else 0) + 1
+        fields["compactionCheckpoints"] = (kept + [entry])[-MAX_CHECKPOINTS:]
+        edits[key] = fields
+    return edits
+
+
+def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = None,
+                       repoint: Path | str | None = None) -> WriteResult:
+    """Fork a checkpoint (or any pi/OpenClaw transcript) into a new transcript beside it.
+
+    The new file's header names the checkpoint as ``parentSession``; its entries are the
+    checkpoint's, same ids, same order (v1/v2 migrated to v3), so its last line, the leaf,
+    is the leaf the checkpoint was taken at. Nothing existing is modified, except with
+    ``repoint``: an undo of a compaction names the successor it replaces, and the
+    ``sessions.json`` records that point at that successor move to the restored file (so
+    the agent continues from the restored history, not from the undone compaction).
+    """
+    from sessionlens.engine.lineage.chain import (
+        read_header,  # chain and the loader are heavy; import on use
+    )
+    from sessionlens.engine.load.reader import load_transcript
+
+    source = Path(checkpoint_path).absolute()
+    transcript = load_transcript(source)
+    require_writable(transcript)
+    assert transcript.header is not None
+    if not transcript.entries:
+        raise PersistError(source, "the checkpoint holds no entries to restore")
+    data = read_unchanged_bytes(transcript)
+    stamp = iso_timestamp(now)
+    sid = new_session_id()
+    cwd = transcript.header.cwd or str(source.parent)
+    head = header_line(sid, stamp, cwd, str(source))
+    target = source.parent / session_file_name(stamp, sid)
+
+    def chunks() -> Any:
+        yield head + b"\n"
+        for line in iter_entry_lines(transcript, data):
+            yield line + b"\n"
+
+    atomic_write_chunks(target, chunks(), mode=file_mode(source), exclusive=True)
+    written: tuple[Path, ...] = (target,)
+    store_path = find_store(source.parent) if repoint is not None else None
+    if repoint is not None and store_path is not None:
+        old = Path(repoint)
+        old_id = (read_header(old) or {}).get("id")
+        old_sid = old_id if isinstance(old_id, str) else None
+
+        def edits(store: dict[str, Any]) -> StoreEdit:
+            out: dict[str, dict[str, Any]] = {}
+            for key in matching_session_keys(store, old, old_sid):
+                fields: dict[str, Any] = {"sessionId": sid}
+                if store[key].get("sessionFile"):
+                    fields["sessionFile"] = _store_file_value(target, store[key]["sessionFile"])
+                out[key] = fields
+            return out
+
+        try:
+            if update_store(store_path, edits):
+                written += (store_path,)
+        except BaseException:
+            target.unlink(missing_ok=True)  # all or nothing: no restored file without its record
+            raise
+    return WriteResult(written=written, successor_path=target, session_id=sid,
+                       compaction_entry_id=None, store_path=store_path if len(written) > 1 else None)

@@ -1,0 +1,329 @@
+"""The compaction entry, and the two ways of writing it: a successor file or an append.
+
+A successor (transcript-format.md §2.5(b), OpenClaw's post-compaction rotation) is a new
+``<ISO-ts>_<uuid>.jsonl`` beside the original whose header points back at it. It holds every
+entry except the summarized messages of the active branch, with the branch re-linked and
+emitted depth-first so the active branch comes last, and the new compaction as its last line
+(pi takes the last line as the leaf). The original file is not touched.
+
+Choices that differ from OpenClaw's rotation, and why:
+- the last summarized assistant message (and the toolResults answering its calls) is kept
+  and ``firstKeptEntryId`` moves to it, as OpenClaw does since its fix for issue #76729:
+  replay then reads ``summary -> assistant -> user`` instead of a user turn with no reply;
+- duplicate user messages are not dropped (OpenClaw's de-duplication once dropped a
+  re-sent prompt, its PR #93732); thinking signatures are not stripped: kept lines are
+  copied verbatim, which is what lets a reader trust the successor;
+- ``leaf`` control rows are left out: they point into the old file's append history, and
+  the successor's order already puts the active branch last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sessionlens.engine.errors import PersistError
+from sessionlens.engine.model import FileOps, Transcript
+
+from .lines import (
+    dump_line,
+    entry_bytes,
+    entry_line,
+    header_line,
+    iso_timestamp,
+    new_entry_id,
+    new_session_id,
+    session_file_name,
+)
+
+__all__ = [
+    "CompactionRecord", "WriteResult", "SuccessorContent", "build_compaction_entry",
+    "build_successor", "appended_bytes", "iter_entry_lines", "require_writable", "PI_FORMATS",
+    "STATE_ENTRY_TYPES",
+]
+
+#: Formats SessionLens can write (Claude Code and Codex files are read-only).
+PI_FORMATS = frozenset({"openclaw-v3", "pi-v1", "pi-v2"})
+#: State entries of which a successor keeps only the latest on the active branch.
+STATE_ENTRY_TYPES = ("model_change", "thinking_level_change", "session_info")
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionRecord:
+    """What a compaction run decided and produced: everything the writers need.
+
+    ``first_kept_entry_id`` None means a hard boundary: nothing before the compaction is
+    kept (written as the compaction's own id, as OpenClaw's manual ``/compact`` does).
+    ``summarized_entry_ids`` records what this run summarized (for audits and callers);
+    what a successor leaves out follows from ``first_kept_entry_id`` alone.
+    """
+
+    summary: str
+    first_kept_entry_id: str | None
+    tokens_before: int
+    tokens_after: int | None = None
+    file_ops: FileOps = FileOps()
+    summarized_entry_ids: tuple[str, ...] = ()
+    provider: str = ""
+    model: str = ""
+    template: str = ""
+    audit_passed: bool | None = None
+    instructions: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """The files one persist step wrote (all of them in ``written``, in write order)."""
+
+    written: tuple[Path, ...]
+    successor_path: Path | None = None
+    checkpoint_path: Path | None = None
+    store_path: Path | None = None
+    compaction_entry_id: str | None = None
+    #: Session id of the file that now holds the compaction (or the restored copy).
+    session_id: str | None = None
+    #: ``firstKeptEntryId`` as written (a successor may move it to the kept assistant).
+    first_kept_entry_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SuccessorContent:
+    """A successor file built in memory, ready to be written."""
+
+    file_name: str
+    session_id: str
+    lines: tuple[bytes, ...]
+    compaction_entry_id: str
+    first_kept_entry_id: str
+    removed_entry_ids: frozenset[str] = field(default_factory=frozenset)
+
+    def data(self) -> bytes:
+        return b"".join(line + b"\n" for line in self.lines)
+
+
+def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id: str | None,
+                           timestamp: str, first_kept_entry_id: str | None = None
+                           ) -> dict[str, Any]:
+    """The v3 ``compaction`` entry; SessionLens's own facts sit under ``sessionlens``."""
+    first_kept = first_kept_entry_id or record.first_kept_entry_id or entry_id
+    own: dict[str, Any] = {"provider": record.provider, "model": record.model,
+                           "template": record.template, "auditPassed": record.audit_passed}
+    if record.tokens_after is not None:
+        own["tokensAfter"] = record.tokens_after
+    if record.instructions:
+        own["instructions"] = record.instructions
+    return {
+        "type": "compaction", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
+        "summary": record.summary, "firstKeptEntryId": first_kept,
+        "tokensBefore": record.tokens_before,
+        "details": {"readFiles": list(record.file_ops.read_files),
+                    "modifiedFiles": list(record.file_ops.modified_files)},
+        "sessionlens": own,
+    }
+
+
+_AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
+
+
+def require_writable(transcript: Transcript) -> None:
+    if transcript.format not in PI_FORMATS:
+        agent = _AGENT_NAMES.get(transcript.format, transcript.format)
+        raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), which SessionLens "
+                           "never writes into (only OpenClaw/pi files); a compaction of it can "
+                           "be previewed and exported, not written")
+    if transcript.header is None:
+        raise PersistError(transcript.path, "the file has no session header line, so "
+                           "SessionLens cannot write a successor or append to it")
+
+
+# --------------------------------------------------------------------------- successor
+
+def _removed_ids(transcript: Transcript, record: CompactionRecord) -> tuple[set[str], str]:
+    """Entries a successor leaves out, and the ``firstKeptEntryId`` it will carry.
+
+    "Summarized" is positional, as in OpenClaw's rotation: every message of the active
+    branch before ``firstKeptEntryId`` (all of them for a hard boundary). That includes
+    messages earlier compactions already folded in, which the new summary carries on.
+    """
+    on_path = transcript.active_path
+    fk = record.first_kept_entry_id
+    if fk is None:
+        cut = len(on_path)
+    elif fk in on_path:
+        cut = on_path.index(fk)
+    else:
+        raise PersistError(transcript.path, f"firstKeptEntryId {fk} is not on the active "
+                           "branch; plan the compaction again")
+    before = on_path[:cut]
+    removed = {i for i in before if transcript.entry(i).type == "message"}
+    first_kept = fk or ""
+    if fk is not None:
+        kept_assistant = next((transcript.entry(i) for i in reversed(before)
+                               if i in removed and transcript.entry(i).role == "assistant"), None)
+        if kept_assistant is not None and kept_assistant.message is not None:
+            calls = {c.id for c in kept_assistant.message.tool_calls}
+            removed.discard(kept_assistant.id)
+            for i in list(removed):
+                msg = transcript.entry(i).message
+                if msg is not None and msg.role == "toolResult" and msg.tool_call_id in calls:
+                    removed.discard(i)
+            first_kept = kept_assistant.id
+    for etype in STATE_ENTRY_TYPES:
+        same = [i for i in on_path if transcript.entry(i).type == etype]
+        removed.update(same[:-1])
+    for e in transcript.entries:
+        if e.type == "leaf":
+            removed.add(e.id)
+    for e in transcript.entries:
+        if e.type == "label" and e.target_id is not None and e.target_id in removed:
+            removed.add(e.id)
+    return removed, first_kept
+
+
+def _new_parents(transcript: Transcript, removed: set[str]) -> dict[str, str | None]:
+    """Parent of each kept entry: the nearest kept ancestor, or None (a root)."""
+    by_id: Mapping[str, int] = transcript.index
+    out: dict[str, str | None] = {}
+    for e in transcript.entries:
+        if e.id in removed:
+            continue
+        p, seen = e.parent_id, {e.id}
+        while p is not None and (p in removed or p not in by_id):
+            if p not in by_id or p in seen:
+                p = None
+                break
+            seen.add(p)
+            pe = transcript.entries[by_id[p]]
+            p = pe.target_id if pe.type == "leaf" else pe.parent_id
+        out[e.id] = None if p == e.id else p
+    return out
+
+
+def _depth_first(parents: dict[str, str | None], leaf: str | None) -> list[str]:
+    """Kept ids parents-first, each node's branch toward ``leaf`` visited last.
+
+    Entries caught in a parent cycle are reachable from no root; each cycle is cut at its
+    first entry in file order, which becomes a root (``parents`` is updated to match).
+    """
+    on_leaf_path: set[str] = set()
+    p = leaf
+    while p is not None and p not in on_leaf_path:
+        on_leaf_path.add(p)
+        p = parents.get(p)
+    children: dict[str | None, list[str]] = {}
+    for cid, pid in parents.items():  # file order
+        children.setdefault(pid, []).append(cid)
+    for kids in children.values():
+        kids.sort(key=lambda k: k in on_leaf_path)  # stable: the leaf's branch last
+    order: list[str] = []
+    visited: set[str] = set()
+
+    def walk(roots: list[str]) -> None:
+        stack = list(reversed(roots))
+        while stack:
+            node = stack.pop()
+            if node in visited:
+                continue
+            visited.add(node)
+            order.append(node)
+            stack.extend(reversed(children.get(node, [])))
+
+    stranded = _in_cycles(parents, children)
+    for cid in stranded:  # entries in a parent cycle: cut the cycle, make them roots
+        parents[cid] = None
+    walk(stranded + children.get(None, []))
+    return order
+
+
+def _in_cycles(parents: dict[str, str | None],
+               children: dict[str | None, list[str]]) -> list[str]:
+    """Kept ids not reachable from any root (their parent chain loops), first of each loop."""
+    reach: set[str] = set()
+    stack = list(children.get(None, []))
+    while stack:
+        n = stack.pop()
+        if n not in reach:
+            reach.add(n)
+            stack.extend(children.get(n, []))
+    cut: list[str] = []
+    for cid in parents:
+        if cid in reach:
+            continue
+        cut.append(cid)
+        sub = [cid]
+        while sub:
+            n = sub.pop()
+            if n not in reach:
+                reach.add(n)
+                sub.extend(children.get(n, []))
+    return cut
+
+
+def _resolve(parents: dict[str, str | None], transcript: Transcript,
+             entry_id: str | None) -> str | None:
+    """``entry_id`` if kept, else its nearest kept ancestor."""
+    seen: set[str] = set()
+    while entry_id is not None and entry_id not in parents:
+        if entry_id in seen or entry_id not in transcript.index:
+            return None
+        seen.add(entry_id)
+        e = transcript.entry(entry_id)
+        entry_id = e.target_id if e.type == "leaf" else e.parent_id
+    return entry_id
+
+
+def build_successor(transcript: Transcript, data: bytes, record: CompactionRecord, *,
+                    now: datetime | None = None) -> SuccessorContent:
+    """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
+    require_writable(transcript)
+    assert transcript.header is not None
+    removed, first_kept = _removed_ids(transcript, record)
+    parents = _new_parents(transcript, removed)
+    leaf = _resolve(parents, transcript, transcript.leaf_id)
+    order = _depth_first(parents, leaf)
+    stamp = iso_timestamp(now)
+    session_id = new_session_id()
+    cwd = transcript.header.cwd or str(transcript.path.absolute().parent)
+    lines = [header_line(session_id, stamp, cwd, str(transcript.path.absolute()))]
+    for eid in order:
+        e = transcript.entry(eid)
+        raw = entry_bytes(data, e)
+        lines.append(entry_line(raw, e, transcript.format, parent_id=parents[eid]))
+    comp_id = new_entry_id(transcript.index.keys())
+    if record.first_kept_entry_id is None:
+        first_kept = comp_id
+    entry = build_compaction_entry(record, entry_id=comp_id, parent_id=leaf, timestamp=stamp,
+                                   first_kept_entry_id=first_kept)
+    lines.append(dump_line(entry))
+    return SuccessorContent(session_file_name(stamp, session_id), session_id, tuple(lines),
+                            comp_id, first_kept, frozenset(removed))
+
+
+# --------------------------------------------------------------------------- append
+
+def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord, *,
+                   now: datetime | None = None) -> tuple[bytes, str, str]:
+    """The original's bytes with the compaction appended: (new bytes, entry id, firstKept).
+
+    v1 files are refused: pi re-migrates a v1 file on every load with fresh ids, so an
+    appended v3 entry could not name its kept entries there; write a successor instead.
+    """
+    require_writable(transcript)
+    if transcript.format == "pi-v1":
+        raise PersistError(transcript.path, "cannot append to a v1 (pi legacy) transcript: "
+                           "its ids are re-generated on every load; write a successor")
+    comp_id = new_entry_id(transcript.index.keys())
+    first_kept = record.first_kept_entry_id or comp_id
+    entry = build_compaction_entry(record, entry_id=comp_id, parent_id=transcript.leaf_id,
+                                   timestamp=iso_timestamp(now), first_kept_entry_id=first_kept)
+    sep = b"" if not data or data.endswith(b"\n") else b"\n"
+    return data + sep + dump_line(entry) + b"\n", comp_id, first_kept
+
+
+def iter_entry_lines(transcript: Transcript, data: bytes) -> Iterator[bytes]:
+    """Every entry as a v3 line in file order (restoring a checkpoint copies these)."""
+    for e in transcript.entries:
+        yield entry_line(entry_bytes(data, e), e, transcript.format)

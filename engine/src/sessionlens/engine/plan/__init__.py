@@ -1,0 +1,1 @@
+"""Planning (pure): thresholds, overflow forensics, cut points per agent rule, chunks, pruning."""

@@ -1,0 +1,311 @@
+"""The compaction plan: what a compaction would summarize, keep and cost (pi ``prepareCompaction``).
+
+Pure: takes a loaded transcript and settings, returns a frozen ``CompactionPlan``. The GUI shows
+it, the summarizer runs it, the CLI prints it, persistence writes what it says. Nothing here
+touches files or the network, so a plan can be recomputed freely while the user drags the cut.
+
+The region is the active path after the last compaction (or reset). Every region entry lands in
+exactly one of ``summarize_entry_ids``, ``turn_prefix_entry_ids`` and ``kept_entry_ids``, in
+path order; non-message rows (settings, labels) travel with their neighbours and the
+summarizer skips them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+from sessionlens.engine.errors import PlanError
+from sessionlens.engine.model import Entry, FileOps, SessionHeader, Transcript
+from sessionlens.engine.settings import CompactionSettings, context_window_for_model
+from sessionlens.engine.tokens.counts import TokenReport, estimate_entry_tokens
+from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
+
+from .chunks import (
+    chunk_by_max_tokens,
+    compute_adaptive_chunk_ratio,
+    is_oversized_for_summary,
+    max_chunk_tokens,
+)
+from .cutpoints import (
+    CUT_RULES,
+    DEFAULT_CUT_RULE,
+    CutPoint,
+    CutRule,
+    find_cut_point,
+    find_valid_cut_points,
+    hard_boundary_cut,
+    region_bounds,
+    snap_user_cut,
+    usage_context,
+)
+
+__all__ = ["CUT_RULES", "DEFAULT_CUT_RULE", "CompactionPlan", "CutRule", "collect_file_ops",
+           "context_window_of", "estimate_context_tokens", "is_message_entry", "plan_compaction"]
+
+#: Entries that replay as a message (pi ``getMessageFromEntry``).
+_MESSAGE_TYPES = frozenset({"message", "custom_message", "branch_summary"})
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionPlan:
+    """Everything one compaction would do, decided before any model is called."""
+
+    #: The threshold rule says compact now (enabled and context_tokens > threshold).
+    should_compact: bool
+    #: Reported context (last valid usage plus estimates after it), else the estimate.
+    context_tokens: int
+    context_window: int
+    #: context_window - reserve (OpenClaw: reserveTokens raised to the capped floor).
+    threshold: int
+    #: First entry that stays verbatim; None for a hard boundary (persistence then writes the
+    #: new compaction's own id, so nothing before it is kept).
+    first_kept_entry_id: str | None
+    is_split_turn: bool
+    #: The entry that opened the split turn (None unless is_split_turn).
+    turn_start_entry_id: str | None
+    #: Region entries before the turn start (or the cut): the history summary's input.
+    summarize_entry_ids: tuple[str, ...]
+    #: Region entries from the turn start to the cut (split turns only): summarized separately.
+    turn_prefix_entry_ids: tuple[str, ...]
+    #: Region entries from the cut to the leaf.
+    kept_entry_ids: tuple[str, ...]
+    previous_summary: str | None
+    previous_compaction_id: str | None
+    #: Read-only and modified files (previous pi compaction's details + read/write/edit calls).
+    file_ops: FileOps
+    #: pi ``estimateContextTokens`` over the previous summary and the region.
+    tokens_before: int
+    #: floor(0.8 x reserve): the most the history summary may take.
+    summary_budget_tokens: int
+    #: summary budget (+ turn-prefix budget) + kept tail estimate.
+    predicted_tokens_after: int
+    #: Entry ids of the summarized messages, grouped the way OpenClaw would chunk them.
+    chunks: tuple[tuple[str, ...], ...]
+    #: Summarized messages too large to summarize at all (estimate x 1.2 > half the window).
+    oversized_entry_ids: tuple[str, ...]
+    #: Every place in the region where a cut may go (for ticks in the GUI).
+    valid_cut_entry_ids: tuple[str, ...]
+    #: Why the cut is where it is, in words.
+    cut_reason: str
+    settings: CompactionSettings
+    cut_rule: CutRule = DEFAULT_CUT_RULE
+    hard_boundary: bool = False
+    manual: bool = False
+    keep_recent_tokens: int = 0
+    #: Estimated tokens of the kept entries.
+    kept_tokens: int = 0
+    #: floor(0.5 x reserve) for a split turn's prefix summary, else 0.
+    turn_prefix_budget_tokens: int = 0
+    chunk_ratio: float = 0.0
+    max_chunk_tokens: int = 0
+    #: Id of the compaction or reset the region starts after.
+    boundary_entry_id: str | None = None
+
+    @property
+    def summarized_entry_ids(self) -> tuple[str, ...]:
+        """Everything the summary stands in for: the history plus a split turn's prefix."""
+        return self.summarize_entry_ids + self.turn_prefix_entry_ids
+
+    @property
+    def region_entry_ids(self) -> tuple[str, ...]:
+        return self.summarize_entry_ids + self.turn_prefix_entry_ids + self.kept_entry_ids
+
+
+def is_message_entry(entry: Entry) -> bool:
+    """True for entries the model sees as a message (excluded bash runs are not sent)."""
+    if entry.type not in _MESSAGE_TYPES:
+        return False
+    return entry.message is None or not entry.message.exclude_from_context
+
+
+def estimate_context_tokens(entries: Sequence[Entry], estimates: Sequence[int],
+                            summary_tokens: int = 0) -> int:
+    """pi ``estimateContextTokens``: the last valid reported usage plus estimates after it.
+
+    Without any usage, the sum of estimates (plus ``summary_tokens`` for a previous summary).
+    """
+    trailing = 0
+    for i in range(len(entries) - 1, -1, -1):
+        usage = usage_context(entries[i])
+        if usage is not None:
+            return usage + trailing
+        if entries[i].type in _MESSAGE_TYPES:
+            trailing += estimates[i]
+    return summary_tokens + trailing
+
+
+def collect_file_ops(entries: Sequence[Entry], previous: Entry | None) -> FileOps:
+    """Files read and modified: the previous pi-made compaction's details plus every
+    read/write/edit tool call with a string ``path`` (read-only = read and never modified)."""
+    read: set[str] = set()
+    modified: set[str] = set()
+    if previous is not None and not previous.from_hook and previous.file_ops is not None:
+        read.update(previous.file_ops.read_files)
+        modified.update(previous.file_ops.modified_files)
+    for entry in entries:
+        msg = entry.message
+        if entry.type != "message" or msg is None or msg.role != "assistant":
+            continue
+        for call in msg.tool_calls:
+            args = call.arguments
+            path = args.get("path") if isinstance(args, dict) else None
+            if not isinstance(path, str):
+                continue
+            if call.name == "read":
+                read.add(path)
+            elif call.name in ("write", "edit"):
+                modified.add(path)
+    return FileOps(read_files=tuple(sorted(read - modified)),
+                   modified_files=tuple(sorted(modified)))
+
+
+def context_window_of(entries: Sequence[Entry], settings: CompactionSettings,
+                      header: SessionHeader | None = None) -> int:
+    """The window the agent worked with at the end of ``entries``: the settings' override,
+    else the model of the last real assistant turn or model change, else the header's."""
+    if settings.context_window:
+        return int(settings.context_window)
+    provider = model = None
+    for entry in reversed(entries):
+        msg = entry.message
+        # Claude Code marks locally made assistant rows (API errors) with "<synthetic>"
+        if msg is not None and msg.role == "assistant" and msg.model and msg.model[0] != "<":
+            provider, model = msg.provider, msg.model
+            break
+        if entry.type == "model_change" and entry.model_id:
+            provider, model = entry.provider, entry.model_id
+            break
+    if model is None and header is not None:
+        provider, model = header.provider, header.model_id
+    return context_window_for_model(provider, model)
+
+
+def _estimates(path: Sequence[Entry], start: int, tokens: TokenReport | None) -> list[int]:
+    """pi estimates aligned with ``path`` (zeros before the region, which is never read)."""
+    out = [0] * len(path)
+    per_entry = tokens.entries if tokens is not None else None
+    for i in range(start, len(path)):
+        entry = path[i]
+        if entry.type not in _MESSAGE_TYPES:
+            continue
+        known = per_entry.get(entry.id) if per_entry is not None else None
+        out[i] = known.estimate_pi if known is not None else estimate_entry_tokens(entry, "pi")
+    return out
+
+
+def _choose_cut(path: Sequence[Entry], start: int, boundary: int | None, index: dict[str, int],
+                estimates: list[int], *, cut_entry_id: str | None, manual: bool,
+                keep: int, explicit_keep: bool, rule: CutRule) -> CutPoint:
+    end = len(path)
+    if cut_entry_id is not None:
+        at = index.get(cut_entry_id)
+        if at is None:
+            raise PlanError(f"cut entry {cut_entry_id} is not on the active path")
+        if at < start:
+            assert boundary is not None
+            if at == boundary:
+                raise PlanError(f"cut entry {cut_entry_id} is the {path[boundary].type} that "
+                                "starts the compactable region; cut at an entry after it")
+            raise PlanError(f"cut entry {cut_entry_id} lies before {path[boundary].type} "
+                            f"{path[boundary].id}; it is no longer in the compactable region")
+        return snap_user_cut(path, start, end, at)
+    if manual and not explicit_keep:
+        return hard_boundary_cut(end)
+    return find_cut_point(path, start, end, keep, estimates, rule)
+
+
+def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
+                    tokens: TokenReport | None = None, cut_entry_id: str | None = None,
+                    manual: bool = False, keep_recent_tokens: int | None = None,
+                    cut_rule: CutRule | None = None) -> CompactionPlan:
+    """Plan a compaction of the transcript's active path.
+
+    ``cut_entry_id`` is a cut the user picked (moved to the nearest valid point);
+    ``manual`` without ``keep_recent_tokens`` is OpenClaw's hard boundary (nothing kept);
+    ``keep_recent_tokens`` overrides the setting; ``cut_rule`` overrides
+    ``settings.cut_rule`` (see cutpoints). Raises PlanError when there is nothing to compact.
+    """
+    rule = cast(CutRule, cut_rule or settings.cut_rule or DEFAULT_CUT_RULE)
+    if rule not in CUT_RULES:
+        raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
+    where = transcript.path
+    path = transcript.path_entries()
+    if not path:
+        raise PlanError(f"{where}: Nothing to compact: the active path is empty")
+    if path[-1].type == "compaction":
+        raise PlanError(f"{where}: Already compacted: the last entry on the active path is "
+                        "a compaction")
+    start, boundary = region_bounds(path)
+    end = len(path)
+    if not any(is_message_entry(path[i]) for i in range(start, end)):
+        raise PlanError(f"{where}: Nothing to compact: no messages after the previous compaction")
+    boundary_entry = path[boundary] if boundary is not None else None
+    previous = boundary_entry if boundary_entry is not None and (
+        boundary_entry.type == "compaction") else None
+    keep = keep_recent_tokens if keep_recent_tokens is not None else settings.keep_recent_tokens
+    estimates = _estimates(path, start, tokens)
+    index = {entry_id: i for i, entry_id in enumerate(transcript.active_path)}
+    try:
+        cut = _choose_cut(path, start, boundary, index, estimates, cut_entry_id=cut_entry_id,
+                          manual=manual, keep=keep, explicit_keep=keep_recent_tokens is not None,
+                          rule=rule)
+    except PlanError as exc:
+        raise PlanError(f"{where}: {exc}") from None
+    first = cut.first_kept_index
+    history_end = cut.turn_start_index if cut.turn_start_index is not None else first
+    summarized = path[start:history_end]
+    prefix = path[history_end:first]
+    if not any(is_message_entry(e) for e in (*summarized, *prefix)):
+        raise PlanError(f"{where}: Nothing to compact: the whole region is kept ({cut.reason})")
+
+    window = context_window_of(path, settings, transcript.header)
+    reserve = settings.reserve_for(window)
+    summary_tokens = estimate_tokens_from_chars(len(previous.summary or "")) if previous is not None else 0
+    tokens_before = estimate_context_tokens(path[start:], estimates[start:], summary_tokens)
+    reported = tokens.reported_context if tokens is not None else None
+    context_tokens = reported if reported is not None else tokens_before
+    threshold = settings.threshold(window)
+    kept_tokens = sum(estimates[first:end])
+    summary_budget = math.floor(0.8 * reserve)
+    prefix_budget = math.floor(0.5 * reserve) if cut.is_split_turn else 0
+
+    messages = [(e, estimates[start + k]) for k, e in enumerate(summarized) if is_message_entry(e)]
+    msg_entries = [e for e, _ in messages]
+    msg_estimates = [t for _, t in messages]
+    ratio = compute_adaptive_chunk_ratio(msg_estimates, window)
+    chunk_max = max_chunk_tokens(window, ratio)
+    return CompactionPlan(
+        should_compact=settings.should_compact(context_tokens, window),
+        context_tokens=context_tokens,
+        context_window=window,
+        threshold=threshold,
+        first_kept_entry_id=None if cut.hard_boundary else path[first].id,
+        is_split_turn=cut.is_split_turn,
+        turn_start_entry_id=path[history_end].id if cut.is_split_turn else None,
+        summarize_entry_ids=tuple(e.id for e in summarized),
+        turn_prefix_entry_ids=tuple(e.id for e in prefix),
+        kept_entry_ids=tuple(e.id for e in path[first:end]),
+        previous_summary=previous.summary if previous is not None else None,
+        previous_compaction_id=previous.id if previous is not None else None,
+        file_ops=collect_file_ops((*summarized, *prefix), previous),
+        tokens_before=tokens_before,
+        summary_budget_tokens=summary_budget,
+        predicted_tokens_after=summary_budget + prefix_budget + kept_tokens,
+        chunks=chunk_by_max_tokens(msg_entries, msg_estimates, chunk_max),
+        oversized_entry_ids=tuple(e.id for e, t in messages if is_oversized_for_summary(t, window)),
+        valid_cut_entry_ids=tuple(path[i].id for i in find_valid_cut_points(path, start, end)),
+        cut_reason=cut.reason,
+        settings=settings,
+        cut_rule=rule,
+        hard_boundary=cut.hard_boundary,
+        manual=manual,
+        keep_recent_tokens=keep,
+        kept_tokens=kept_tokens,
+        turn_prefix_budget_tokens=prefix_budget,
+        chunk_ratio=ratio,
+        max_chunk_tokens=chunk_max,
+        boundary_entry_id=boundary_entry.id if boundary_entry is not None else None,
+    )

@@ -1,0 +1,78 @@
+"""What trimming old tool results would save (OpenClaw's "session pruning"), before compacting.
+
+Pruning is the cheap alternative to a summary: tool results older than the last N user turns
+are replaced by a short marker, the conversation itself stays. This previews the saving over
+the replayed context with pi's estimate, so a user can see whether pruning alone would do.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sessionlens.engine.model import Transcript
+from sessionlens.engine.tokens.counts import estimate_entry_tokens
+from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
+
+if TYPE_CHECKING:
+    from sessionlens.engine.tokens.counts import TokenReport
+
+__all__ = ["PRUNED_MARKER", "PruningPreview", "preview_pruning"]
+
+#: What stands in for a cleared tool result.
+PRUNED_MARKER = "[Old tool result content cleared]"
+
+
+@dataclass(frozen=True, slots=True)
+class PruningPreview:
+    """The effect of clearing tool results older than the last ``keep_turns`` user turns."""
+
+    keep_turns: int
+    marker: str
+    marker_tokens: int
+    #: Tool results that would be cleared, in context order.
+    pruned_entry_ids: tuple[str, ...]
+    #: First entry of the protected recent turns (None when no turn is protected).
+    protected_from_entry_id: str | None
+    tokens_before: int
+    tokens_saved: int
+
+    @property
+    def tokens_after(self) -> int:
+        return self.tokens_before - self.tokens_saved
+
+
+def preview_pruning(transcript: Transcript, keep_turns: int = 3, *,
+                    tokens: TokenReport | None = None) -> PruningPreview:
+    """Estimate the saving of replacing old tool results in the replayed context by a marker."""
+    keep_turns = max(0, keep_turns)
+    marker_tokens = estimate_tokens_from_chars(len(PRUNED_MARKER))
+    items = transcript.context
+    estimates: list[int] = []
+    for item in items:
+        known = tokens.entries.get(item.entry_id) if tokens is not None else None
+        estimates.append(known.estimate_pi if known is not None
+                         else estimate_entry_tokens(transcript.entry(item.entry_id), "pi"))
+    user_positions = [i for i, item in enumerate(items)
+                      if item.kind == "message" and item.role == "user"]
+    if keep_turns == 0:
+        protect_from = len(items)
+    elif len(user_positions) >= keep_turns:
+        protect_from = user_positions[-keep_turns]
+    else:
+        protect_from = 0
+    pruned: list[str] = []
+    saved = 0
+    for i in range(protect_from):
+        item = items[i]
+        if item.kind == "message" and item.role == "toolResult":
+            gain = estimates[i] - marker_tokens
+            if gain > 0:
+                pruned.append(item.entry_id)
+                saved += gain
+    return PruningPreview(
+        keep_turns=keep_turns, marker=PRUNED_MARKER, marker_tokens=marker_tokens,
+        pruned_entry_ids=tuple(pruned),
+        protected_from_entry_id=items[protect_from].entry_id if protect_from < len(items) else None,
+        tokens_before=sum(estimates), tokens_saved=saved)

@@ -1,0 +1,1 @@
+"""Summarizing (I/O): prompts, serialization, staging and fallback, and the model providers."""

@@ -1,0 +1,222 @@
+"""Facts the offline summarizer lifts out of entries, each one a verbatim piece of them.
+
+Nothing here paraphrases: a fact is a sentence, a line or an identifier copied from the
+entries (whitespace collapsed, long ones cut with "…"). That is what lets the offline
+provider promise it never writes something the transcript does not say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sessionlens.engine.contract.ask import clean_user_ask
+from sessionlens.engine.contract.identifiers import (
+    AUDIT_RECENT_MESSAGES,
+    entry_text,
+    extract_identifiers,
+    extract_opaque_identifiers,
+)
+from sessionlens.engine.model import Entry, TextBlock
+
+__all__ = ["Facts", "extract_facts", "shorten", "verbatim_in"]
+
+_SENTENCE_MAX = 320
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|\n+")
+_CONSTRAINT = re.compile(
+    r"\b(must|mustn't|never|don't|do not|always|prefer|preferably|avoid|should(?:n't| not)?|"
+    r"make sure|ensure|no more than|at most|at least|without|required?|only use|not allowed|"
+    r"keep it|stick to|please use|please don't|forbidden|mandatory)\b", re.I)
+_DECISION = re.compile(
+    r"\b(decided|decision|decide to|we'll use|i'll use|let's use|let's go with|go with|going with|"
+    r"chose|choose|opted|settled on|switch(?:ed|ing)? to|instead of|rather than|will use|"
+    r"we use|agreed)\b", re.I)
+_NEXT = re.compile(
+    r"\b(next,? i|next step|next we|then i'll|i'll now|i will now|still need|needs? to be|todo|"
+    r"remaining|follow[- ]up|after that|afterwards|once that|will then)\b", re.I)
+_ERROR = re.compile(r"error|exception|failed|failure|fatal|traceback|denied|refused|timed out|"
+                    r"cannot|could not|not found|no such", re.I)
+_KEY_ARGS = ("command", "cmd", "path", "file_path", "filePath", "file", "url", "pattern", "query",
+             "old_path", "new_path", "target", "name")
+_WS = re.compile(r"\s+")
+_SHORT_HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7}(?![\w-])")
+
+
+def shorten(text: str, limit: int = _SENTENCE_MAX) -> str:
+    """Collapse whitespace; cut at a word boundary with "…" when too long."""
+    text = _WS.sub(" ", text).strip()
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit].rstrip() + "…"
+
+
+def verbatim_in(value: str, haystack: str) -> str | None:
+    """``value`` as it is written in ``haystack`` (case and spacing restored), or None."""
+    if value in haystack:
+        return value
+    words = value.split()
+    if not words:
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    match = re.search(pattern, haystack, re.I)
+    return match.group(0) if match else None
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    asks: tuple[str, ...]
+    latest_ask: str | None
+    constraints: tuple[str, ...]
+    decisions: tuple[str, ...]
+    done: tuple[str, ...]
+    in_progress: tuple[str, ...]
+    blocked: tuple[str, ...]
+    next_steps: tuple[str, ...]
+    #: Verbatim identifiers, most important first (recent messages, then by class order).
+    identifiers: tuple[str, ...]
+    #: Summaries found inside the entries (compactions / branch summaries in the stretch).
+    embedded_summaries: tuple[str, ...]
+
+
+def _sentences(text: str) -> Iterable[str]:
+    for part in _SENTENCE_SPLIT.split(text):
+        part = part.strip(" -*#>\t")
+        if len(part) >= 8:
+            yield part
+
+
+def _dedup(items: Iterable[str], *, fold: bool = True) -> tuple[str, ...]:
+    seen: dict[str, str] = {}
+    for item in items:
+        key = item.casefold() if fold else item
+        if item and key not in seen:
+            seen[key] = item
+    return tuple(seen.values())
+
+
+def _call_label(name: str, arguments: object) -> str:
+    if isinstance(arguments, dict):
+        for key in _KEY_ARGS:
+            value = arguments.get(key)
+            if isinstance(value, str) and value.strip():
+                first = value.strip().splitlines()[0]
+                return f"{name} `{shorten(first, 160)}`"
+    return name
+
+
+def _user_texts(entries: Sequence[Entry]) -> list[tuple[str, str]]:
+    out = []
+    for e in entries:
+        if e.message is not None and e.message.role == "user":
+            text = clean_user_ask(e.message.text)
+            if text:
+                out.append((e.id, text))
+    return out
+
+
+def _progress(entries: Sequence[Entry]) -> tuple[list[str], list[str], list[str]]:
+    """(done, in progress, blocked) from tool calls, their results and failures."""
+    pending: dict[str, str] = {}
+    done: list[str] = []
+    blocked: list[str] = []
+    for e in entries:
+        msg = e.message
+        if msg is None:
+            continue
+        if msg.role == "assistant":
+            for call in msg.tool_calls:
+                pending[call.id] = _call_label(call.name, call.arguments)
+            if msg.stop_reason == "error" and msg.error_message:
+                blocked.append(f"Model call failed: {shorten(msg.error_message, 240)}")
+        elif msg.role == "toolResult":
+            label = pending.pop(msg.tool_call_id or "", None) or (msg.tool_name or "tool")
+            if msg.is_error:
+                line = next((ln for ln in msg.text.splitlines() if _ERROR.search(ln)),
+                            msg.text.strip().splitlines()[0] if msg.text.strip() else "error")
+                blocked.append(f"{label} failed: {shorten(line, 240)}")
+            else:
+                done.append(label)
+        elif msg.role == "bashExecution" and msg.command and not msg.exclude_from_context:
+            label = f"ran `{shorten(msg.command.splitlines()[0], 160)}`"
+            if msg.exit_code not in (None, 0) or msg.cancelled:
+                tail = next((ln for ln in reversed((msg.output or "").splitlines())
+                             if ln.strip()), "")
+                why = "cancelled" if msg.cancelled else f"exit code {msg.exit_code}"
+                blocked.append(f"{label} ({why})" + (f": {shorten(tail, 200)}" if tail else ""))
+            else:
+                done.append(label)
+    return done, list(pending.values()), blocked
+
+
+def _assistant_sentences(entries: Sequence[Entry]) -> list[str]:
+    out: list[str] = []
+    for e in entries:
+        if e.message is not None and e.message.role == "assistant":
+            for block in e.message.content:
+                if isinstance(block, TextBlock):
+                    out.extend(_sentences(block.text))
+    return out
+
+
+#: Within one source, identifiers that cannot be found again come first (a UUID or an error
+#: text is gone once dropped; a path from a directory listing can be listed again).
+_CLASS_RANK = {"uuid": 0, "hash": 0, "error": 0, "url": 1, "port": 1, "host": 1,
+               "quantity": 1, "command": 2, "number": 2, "path": 3}
+
+
+def _source_rank(entry: Entry) -> int:
+    """What the user wrote matters most, then the agent's words, then what tools printed."""
+    role = entry.role
+    if role == "user":
+        return 0
+    if role == "assistant":
+        return 1
+    if role == "toolResult" and entry.message is not None and not entry.message.is_error:
+        return 3
+    return 2
+
+
+def _identifiers(entries: Sequence[Entry]) -> tuple[str, ...]:
+    texts = [entry_text(e) for e in entries]
+    haystack = "\n".join(texts)
+    messages = [t for e, t in zip(entries, texts, strict=True) if e.message is not None]
+    # the audit checks the last messages' identifiers: those lead
+    ranked: list[tuple[int, int, int, str]] = [
+        (-1, 0, n, v) for n, v in enumerate(extract_opaque_identifiers(
+            "\n".join(messages[-AUDIT_RECENT_MESSAGES:]), limit=40))]
+    rank = {e.id: _source_rank(e) for e in entries}
+    for n, ident in enumerate(extract_identifiers(entries)):
+        best = min((rank.get(i, 2) for i in ident.entry_ids), default=2)
+        ranked.append((best, _CLASS_RANK.get(ident.cls, 2), n, ident.value))
+    for n, m in enumerate(_SHORT_HASH.finditer(haystack)):  # git's 7-hex short ids
+        ranked.append((2, 0, 100_000 + n, m.group(0)))
+    out: list[str] = []
+    for *_rank, value in sorted(ranked):
+        found = verbatim_in(value, haystack)
+        if found and len(found) <= 240 and "\n" not in found and "`" not in found:
+            out.append(found)
+    return _dedup(out, fold=False)
+
+
+def extract_facts(entries: Sequence[Entry]) -> Facts:
+    """Every fact kind the templates ask for, from ``entries`` (in file order)."""
+    users = _user_texts(entries)
+    asks = [shorten(t, 600) for _, t in users]
+    constraints = [shorten(s) for _, t in users for s in _sentences(t) if _CONSTRAINT.search(s)]
+    said = _assistant_sentences(entries)
+    decisions = [shorten(s) for s in said if _DECISION.search(s)]
+    decisions += [shorten(s) for _, t in users for s in _sentences(t)
+                  if _DECISION.search(s) and not _CONSTRAINT.search(s)]
+    done, in_progress, blocked = _progress(entries)
+    tail = _assistant_sentences(entries[-12:])
+    next_steps = [shorten(s) for s in tail if _NEXT.search(s)]
+    embedded = tuple(e.summary for e in entries
+                     if e.type in ("compaction", "branch_summary") and e.summary)
+    return Facts(
+        asks=_dedup(asks), latest_ask=asks[-1] if asks else None,
+        constraints=_dedup(constraints), decisions=_dedup(decisions), done=_dedup(done),
+        in_progress=_dedup(in_progress), blocked=_dedup(blocked),
+        next_steps=_dedup(next_steps)[-6:], identifiers=_identifiers(entries),
+        embedded_summaries=embedded)

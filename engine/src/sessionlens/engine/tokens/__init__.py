@@ -1,0 +1,1 @@
+"""Tokens: reported usage, exact tiktoken counts and the agents' own chars/4 estimates."""

@@ -1,0 +1,202 @@
+"""Per-message character estimates (pi and newest OpenClaw rules) and the text exact counts use.
+
+Pure, no I/O. Two estimators, because they disagree and both matter (transcript-format.md §3.2):
+
+* ``pi`` is what pi (and OpenClaw before it vendored pi) decides with: ``ceil(chars / 4)``;
+  user images are free, tool-result/custom images cost 4800 chars.
+* ``openclaw`` is the newest OpenClaw estimator: CJK and full-width code points weigh 4
+  chars, every image (user ones too) costs 2000 tokens, content blocks are joined with a
+  newline, an omission marker is charged for images, and ``excludeFromContext`` costs 0.
+
+Lengths are UTF-16 code units, because that is what JavaScript's ``.length`` counts: an
+emoji is 2 chars to pi, 1 to Python. The persisted-sender suffix newest OpenClaw charges on
+some user messages is not modelled (the loader keeps no ``__openclaw`` sender metadata).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Literal
+
+import orjson
+
+from sessionlens.engine.model import (
+    Entry,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+
+__all__ = [
+    "CHARS_PER_TOKEN", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS", "PI_IMAGE_CHARS",
+    "EstimateRules", "entry_count_text", "entry_image_count", "estimate_entry_tokens",
+    "estimate_message_chars", "estimate_string_chars", "estimate_tokens_from_chars",
+    "measure_entry", "tool_arguments_json", "utf16_len",
+]
+
+EstimateRules = Literal["pi", "openclaw"]
+
+#: Both estimators divide characters by this and round up.
+CHARS_PER_TOKEN = 4
+#: pi charges an image in a toolResult or custom message as 4800 chars (1200 tokens).
+PI_IMAGE_CHARS = 4800
+#: Newest OpenClaw charges every image block as 2000 tokens (``IMAGE_BLOCK_TOKENS``).
+OPENCLAW_IMAGE_TOKENS = 2000
+#: An image has no text to tokenize; exact counts charge each one this many tokens (pi's
+#: 4800 chars / 4). Real image cost depends on the provider and the image size.
+EXACT_IMAGE_TOKENS = 1200
+
+_OPENCLAW_IMAGE_CHARS = OPENCLAW_IMAGE_TOKENS * CHARS_PER_TOKEN
+# What newest OpenClaw's summary serializer puts in place of an image, plus the largest
+# role label it might be wrapped in; both are charged when a message holds an image.
+_IMAGE_OMISSION = "[image data omitted from summary input]"
+_OMISSION_WRAPPER = "\n\n[Tool result]: "
+
+# Code points newest OpenClaw weighs as 4 chars (CJK, Hangul, Yi, full-width forms, ext. B+).
+_NON_LATIN = re.compile(
+    "[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\uff01-\uff60\uffe0-\uffe6"
+    "\U00020000-\U0002fa1f]")
+# Code points written as surrogate pairs starting D840..D87E (counted once, not twice).
+_CJK_ASTRAL = re.compile("[\U00020000-\U0002fbff]")
+
+
+def utf16_len(text: str) -> int:
+    """JavaScript's ``text.length``: code points above U+FFFF count twice."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def estimate_string_chars(text: str) -> int:
+    """Newest OpenClaw's ``estimateStringChars``: each non-Latin code point counts 4 chars."""
+    if not text:
+        return 0
+    if text.isascii():
+        return len(text)
+    non_latin = len(_NON_LATIN.findall(text))
+    length = utf16_len(text)
+    if non_latin:
+        length -= len(_CJK_ASTRAL.findall(text))
+    return length + non_latin * (CHARS_PER_TOKEN - 1)
+
+
+def estimate_tokens_from_chars(chars: int) -> int:
+    """``ceil(chars / 4)``, never negative."""
+    return math.ceil(max(0, chars) / CHARS_PER_TOKEN)
+
+
+def tool_arguments_json(arguments: Any) -> str:
+    """``JSON.stringify(arguments)``: compact separators, non-ASCII kept as is."""
+    try:
+        return orjson.dumps(arguments).decode()
+    except (TypeError, orjson.JSONEncodeError):  # big ints, odd types
+        return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _content_texts(blocks: tuple[Any, ...]) -> list[str]:
+    return [b.text for b in blocks if isinstance(b, TextBlock) and b.text]
+
+
+def _image_count(blocks: tuple[Any, ...]) -> int:
+    return sum(1 for b in blocks if isinstance(b, ImageBlock))
+
+
+def _assistant_parts(blocks: tuple[Any, ...]) -> list[str]:
+    parts: list[str] = []
+    for b in blocks:
+        if isinstance(b, TextBlock):
+            parts.append(b.text)
+        elif isinstance(b, ThinkingBlock):
+            parts.append(b.thinking)
+        elif isinstance(b, ToolCallBlock):
+            parts.append(b.name)
+            parts.append(tool_arguments_json(b.arguments))
+    return parts
+
+
+def _joined_chars(parts: list[str]) -> int:
+    """OpenClaw chars of ``"\n".join(parts)`` (the weighting is additive over pieces)."""
+    return sum(estimate_string_chars(p) for p in parts) + max(0, len(parts) - 1)
+
+
+def _measure_message(msg: Message) -> tuple[str, int, int, int]:
+    """(count text, pi chars, OpenClaw chars, images) of one message, in one pass."""
+    role = msg.role
+    if role == "assistant":
+        parts = _assistant_parts(msg.content)
+        oc = sum(estimate_string_chars(p) for p in parts)
+        return "\n".join(parts), sum(utf16_len(p) for p in parts), oc, 0
+    if role in ("user", "toolResult", "custom"):
+        texts = _content_texts(msg.content)
+        images = _image_count(msg.content)
+        pi = sum(utf16_len(p) for p in texts)
+        if role != "user":
+            pi += PI_IMAGE_CHARS * images
+        oc = _joined_chars(texts) + images * _OPENCLAW_IMAGE_CHARS
+        if images:
+            oc += len(_IMAGE_OMISSION) + len(_OMISSION_WRAPPER)
+        return "\n".join(texts), pi, oc, images
+    if role == "bashExecution":
+        cmd, out = msg.command or "", msg.output or ""
+        return (f"{cmd}\n{out}", utf16_len(cmd) + utf16_len(out),
+                estimate_string_chars(cmd) + estimate_string_chars(out), 0)
+    return "", 0, 0, 0
+
+
+def measure_entry(entry: Entry) -> tuple[str, int, int, int]:
+    """(count text, pi chars, OpenClaw chars, image count) for one entry, computed together.
+
+    ``count_tokens`` calls this once per entry so tool arguments are serialized only once;
+    the single-purpose functions below are views of it. Excluded bash runs cost 0 OpenClaw
+    chars; compaction and branch summaries count their summary; ``custom_message`` entries
+    count as the ``custom`` message they replay as; every other entry is empty.
+    """
+    msg = entry.message
+    if msg is not None:
+        text, pi, oc, images = _measure_message(msg)
+        if msg.exclude_from_context:
+            oc = 0
+        return text, pi, oc, images
+    if entry.type in ("compaction", "branch_summary"):
+        summary = entry.summary or ""
+        return summary, utf16_len(summary), estimate_string_chars(summary), 0
+    if entry.type == "custom_message":
+        return _measure_message(Message(role="custom", content=entry.content))
+    return "", 0, 0, 0
+
+
+def estimate_message_chars(message: Message, rules: EstimateRules = "pi") -> int:
+    """Characters the chosen estimator charges for one message (before dividing by 4)."""
+    _, pi, oc, _ = _measure_message(message)
+    if rules == "pi":
+        return pi
+    if rules == "openclaw":
+        return 0 if message.exclude_from_context else oc
+    raise ValueError(f"unknown estimate rules {rules!r}")
+
+
+def estimate_entry_tokens(entry: Entry, rules: EstimateRules = "pi") -> int:
+    """Estimated tokens for one entry: messages by role, summaries by length, others 0."""
+    if rules not in ("pi", "openclaw"):
+        raise ValueError(f"unknown estimate rules {rules!r}")
+    _, pi, oc, _ = measure_entry(entry)
+    return estimate_tokens_from_chars(pi if rules == "pi" else oc)
+
+
+def entry_image_count(entry: Entry) -> int:
+    """Image blocks in the entry (each one charged ``EXACT_IMAGE_TOKENS`` in exact counts)."""
+    return measure_entry(entry)[3]
+
+
+def entry_count_text(entry: Entry) -> str:
+    """The text an exact count is taken over: what pi's estimator measures, joined by newlines.
+
+    Text and thinking, tool name plus JSON arguments, tool-result and custom text, bash command
+    and output, compaction and branch summaries. Images are not text (see
+    ``EXACT_IMAGE_TOKENS``); entries the model never sees give "".
+    """
+    return measure_entry(entry)[0]

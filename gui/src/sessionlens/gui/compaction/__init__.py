@@ -1,0 +1,1 @@
+"""The compaction workflow: options, preview, run, compare, audit, accept and undo."""

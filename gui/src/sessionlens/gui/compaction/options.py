@@ -1,0 +1,155 @@
+"""The left half of the compaction panel: focus instructions and the run's options.
+
+Turns the widgets into one ``RunOptions`` (``options()``); remembers instructions and the last
+choices through ``CompactionPrefs``. ``changed`` fires (debounced) when keep-recent or
+reserve change, because those move the planned cut.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sessionlens.engine import IDENTIFIER_POLICIES, TEMPLATES
+from sessionlens.gui.compaction.run import RunOptions
+
+if TYPE_CHECKING:
+    from sessionlens.engine import CompactionSettings, ProviderProfile
+    from sessionlens.gui.compaction.prefs import CompactionPrefs
+
+_REPLAN_MS = 300
+
+
+class CompactionOptionsForm(QWidget):
+    """Focus instructions (with history), template, provider/model, policy, sizes."""
+
+    changed = Signal()
+
+    def __init__(self, prefs: CompactionPrefs, profiles: Callable[[], list[ProviderProfile]],
+                 defaults: CompactionSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._prefs, self._profiles = prefs, profiles
+        self._debounce = QTimer(self, singleShot=True, interval=_REPLAN_MS)
+        self._debounce.timeout.connect(self.changed)
+        self.history = QComboBox()
+        self.history.setPlaceholderText(self.tr("Earlier instructions…"))
+        self.history.activated.connect(self._use_history)
+        self.instructions = QPlainTextEdit()
+        self.instructions.setPlaceholderText(self.tr(
+            "What must the summary keep? e.g. \"Keep every file path and the deploy commands; "
+            "the user's constraint about the staging DB matters most.\""))
+        self.instructions.setMaximumHeight(80)
+        self.template = QComboBox()
+        self.template.addItems(list(TEMPLATES))
+        self.provider = QComboBox()
+        self.model = QLineEdit()
+        self.provider.currentIndexChanged.connect(self._on_profile)
+        self.policy = QComboBox()
+        self.policy.addItems(list(IDENTIFIER_POLICIES))
+        self.custom = QPlainTextEdit()
+        self.custom.setPlaceholderText(self.tr("One identifier per line (custom policy)"))
+        self.custom.setMaximumHeight(52)
+        self.policy.currentTextChanged.connect(lambda p: self.custom.setEnabled(p == "custom"))
+        self.keep_recent = QSpinBox(minimum=0, maximum=2_000_000, singleStep=1000,
+                                    suffix=self.tr(" tokens"))
+        self.reserve = QSpinBox(minimum=0, maximum=2_000_000, singleStep=1024,
+                                suffix=self.tr(" tokens"))
+        self.keep_recent.setValue(prefs.int_value("keep_recent", defaults.keep_recent_tokens))
+        self.reserve.setValue(prefs.int_value("reserve", defaults.reserve_tokens))
+        self.template.setCurrentText(prefs.value("template", "structured"))
+        self.policy.setCurrentText(prefs.value("policy", "strict"))
+        self.custom.setEnabled(self.policy.currentText() == "custom")
+        for spin in (self.keep_recent, self.reserve):
+            spin.valueChanged.connect(lambda _v: self._debounce.start())
+
+        focus = QGroupBox(self.tr("Focus instructions"))
+        fl = QVBoxLayout(focus)
+        fl.addWidget(self.history)
+        fl.addWidget(self.instructions)
+        opts = QGroupBox(self.tr("Options"))
+        form = QFormLayout(opts)
+        form.addRow(self.tr("Template"), self.template)
+        form.addRow(self.tr("Provider"), self.provider)
+        form.addRow(self.tr("Model"), self.model)
+        form.addRow(self.tr("Identifier policy"), self.policy)
+        form.addRow(self.tr("Custom identifiers"), self.custom)
+        sizes = QHBoxLayout()
+        sizes.addWidget(self.keep_recent, 1)
+        sizes.addWidget(QLabel(self.tr("reserve")))
+        sizes.addWidget(self.reserve, 1)
+        form.addRow(self.tr("Keep recent"), sizes)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(focus)
+        layout.addWidget(opts)
+        self.reload_history()
+        self.reload_profiles()
+
+    @property
+    def replan_pending(self) -> bool:
+        """True while a keep-recent/reserve change waits for its debounced re-plan."""
+        return self._debounce.isActive()
+
+    def reload_profiles(self) -> None:
+        self.provider.blockSignals(True)
+        self.provider.clear()
+        for p in self._profiles():
+            self.provider.addItem(f"{p.name} ({p.kind})", p)
+        self.provider.blockSignals(False)
+        wanted = self._prefs.value("profile", "offline")
+        idx = next((i for i in range(self.provider.count())
+                    if self.provider.itemData(i).name == wanted), 0)
+        self.provider.setCurrentIndex(idx)
+        self._on_profile(idx)
+
+    def reload_history(self) -> None:
+        self.history.clear()
+        for text in self._prefs.history():
+            self.history.addItem(text.replace("\n", " ")[:90], text)
+        self.history.setCurrentIndex(-1)
+        self.history.setEnabled(self.history.count() > 0)
+
+    def options(self) -> RunOptions:
+        """The current choices (a model typed over the profile's replaces it for this run)."""
+        profile = self.provider.currentData()
+        model = self.model.text().strip()
+        if model and model != profile.model:
+            profile = dataclasses.replace(profile, model=model)
+        return RunOptions(profile, self.instructions.toPlainText().strip(),
+                          self.template.currentText(),
+                          IDENTIFIER_POLICIES[max(0, self.policy.currentIndex())],
+                          self.custom.toPlainText(), self.keep_recent.value(), self.reserve.value())
+
+    def remember(self, opts: RunOptions) -> None:
+        """Keep the instructions in the history and the choices for next time."""
+        self._prefs.remember(opts.instructions)
+        for key, value in (("template", opts.template), ("policy", opts.identifier_policy),
+                           ("profile", opts.profile.name), ("keep_recent", opts.keep_recent_tokens),
+                           ("reserve", opts.reserve_tokens)):
+            self._prefs.set_value(key, value)
+        self.reload_history()
+
+    def _on_profile(self, index: int) -> None:
+        profile = self.provider.itemData(index)
+        if profile is not None:
+            self.model.setText(profile.model)
+
+    def _use_history(self, index: int) -> None:
+        text = self.history.itemData(index)
+        if text:
+            self.instructions.setPlainText(str(text))

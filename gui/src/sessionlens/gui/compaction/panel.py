@@ -1,0 +1,361 @@
+"""The compaction panel: focus instructions and options, the planned cut, Run / Cancel with
+progress, then Accept / Discard / Undo and Export of the audited summary.
+
+Everything it does goes through the injected ``CompactionController``. The three modal
+steps (the outbound preview, the accept dialog, the save dialog) are injectable callables
+so tests can answer them; by default they show the real dialogs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sessionlens.gui.compaction.accept_dialog import AcceptDialog
+from sessionlens.gui.compaction.controller import CompactionController
+from sessionlens.gui.compaction.options import CompactionOptionsForm
+from sessionlens.gui.compaction.outbound_preview import OutboundPreviewDialog
+from sessionlens.gui.compaction.run import RunOptions, RunRecord
+
+if TYPE_CHECKING:
+    from sessionlens.engine import (
+        CompactionPlan,
+        ExportFormat,
+        ProgressEvent,
+        ProviderProfile,
+        Transcript,
+        WriteMode,
+        WriteResult,
+    )
+    from sessionlens.gui.compaction.outbound import OutboundPreview
+    from sessionlens.gui.compaction.prefs import CompactionPrefs
+
+#: (preview, parent) -> secrets to keep, or None when the user cancels.
+ConfirmOutbound = Callable[["OutboundPreview", QWidget], "frozenset[str] | None"]
+#: (record, transcript, parent) -> write mode, or None when the user cancels.
+ConfirmAccept = Callable[[RunRecord, "Transcript", QWidget], "WriteMode | None"]
+#: (format, parent) -> where to export, or None.
+AskSavePath = Callable[[str, QWidget], "Path | None"]
+_FORMAT_NAMES: dict[ExportFormat, str] = {"md": "Markdown", "json": "JSON", "html": "HTML"}
+#: Below this width the options go above the result instead of beside it.
+WIDE_LAYOUT_PX = 820
+
+
+def _dialog_outbound(preview: OutboundPreview, parent: QWidget) -> frozenset[str] | None:
+    dlg = OutboundPreviewDialog(preview, parent)
+    return dlg.keep_values() if dlg.exec() == OutboundPreviewDialog.DialogCode.Accepted else None
+
+
+def _dialog_accept(record: RunRecord, t: Transcript, parent: QWidget) -> WriteMode | None:
+    dlg = AcceptDialog(record, t, parent)
+    return dlg.mode() if dlg.exec() == AcceptDialog.DialogCode.Accepted else None
+
+
+def _dialog_save(fmt: str, parent: QWidget) -> Path | None:
+    path, _ = QFileDialog.getSaveFileName(parent, parent.tr("Export audited summary"),
+                                          f"summary.{fmt}", f"*.{fmt}")
+    return Path(path) if path else None
+
+
+class CompactionPanel(QWidget):
+    """Options in, run out; the controller does the work."""
+
+    def __init__(self, controller: CompactionController, prefs: CompactionPrefs,
+                 profiles: Callable[[], list[ProviderProfile]], *,
+                 confirm_outbound: ConfirmOutbound = _dialog_outbound,
+                 confirm_accept: ConfirmAccept = _dialog_accept,
+                 ask_save_path: AskSavePath = _dialog_save,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.c = controller
+        self._confirm_outbound, self._confirm_accept = confirm_outbound, confirm_accept
+        self._ask_save_path = ask_save_path
+        self._pending: RunOptions | None = None
+        self._sized = False
+        self.form = CompactionOptionsForm(prefs, profiles, controller.session.settings)
+        self.form.changed.connect(self.request_plan)
+        # the form's widgets, named on the panel too (tests and screenshots use them)
+        self.instructions, self.template = self.form.instructions, self.form.template
+        self.provider, self.model, self.policy = self.form.provider, self.form.model, self.form.policy
+        self.keep_recent, self.reserve = self.form.keep_recent, self.form.reserve
+
+        self.cut_label = QLabel(self.tr("No plan yet: open a transcript."))
+        self.cut_label.setWordWrap(True)
+        self.cut_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.run_button = QPushButton(self.tr("Run compaction"))
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button.clicked.connect(controller.cancel)
+        self.progress = QProgressBar(textVisible=True)
+        self.stage = QLabel()
+        self.stage.setWordWrap(True)
+        self.usage = QLabel()
+        self.summary = QPlainTextEdit(readOnly=True)
+        self.summary.setPlaceholderText(self.tr("The new summary appears here."))
+        self.accept_button = QPushButton(self.tr("Accept…"))
+        self.discard_button = QPushButton(self.tr("Discard"))
+        self.undo_button = QPushButton(self.tr("Undo last write"))
+        self.accept_button.clicked.connect(self.accept_run)
+        self.discard_button.clicked.connect(controller.discard)
+        self.undo_button.clicked.connect(controller.undo)
+        self.export_buttons: dict[ExportFormat, QPushButton] = {}
+        for fmt, name in _FORMAT_NAMES.items():
+            b = QPushButton(self.tr("Export %1").replace("%1", name))
+            b.clicked.connect(lambda _=False, f=fmt: self.export(f))
+            self.export_buttons[fmt] = b
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._layout()
+        self._wire()
+        self._update_buttons()
+        self.request_plan()
+
+    # layout ----------------------------------------------------------------------------------
+    def _layout(self) -> None:
+        plan = QGroupBox(self.tr("Planned cut"))
+        QVBoxLayout(plan).addWidget(self.cut_label)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 4, 0)
+        for w in (self.form, plan):
+            ll.addWidget(w)
+        ll.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(left)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        # Run and its progress head the result column, so they never scroll out of sight
+        result = QGroupBox(self.tr("Run and result"))
+        res = QVBoxLayout(result)
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.run_button)
+        run_row.addWidget(self.cancel_button)
+        run_row.addWidget(self.progress, 1)
+        res.addLayout(run_row)
+        res.addWidget(self.stage)
+        res.addWidget(self.usage)
+        row = QHBoxLayout()
+        for b in (self.accept_button, self.discard_button, self.undo_button):
+            row.addWidget(b)
+        row.addStretch(1)
+        exports = QHBoxLayout()
+        exports.addWidget(QLabel(self.tr("Export the audited summary:")))
+        for b in self.export_buttons.values():
+            exports.addWidget(b)
+        exports.addStretch(1)
+        res.addLayout(row)
+        res.addLayout(exports)
+        res.addWidget(self.status)
+        res.addWidget(self.summary, 1)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.addWidget(scroll)
+        self.split.addWidget(result)
+        self.split.setChildrenCollapsible(False)
+        scroll.setMinimumSize(280, 140)
+        result.setMinimumSize(280, 140)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.addWidget(self.split)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Options beside the result when there is room, above it in a narrow tab."""
+        super().resizeEvent(event)
+        wide = event.size().width() >= WIDE_LAYOUT_PX
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if orientation != self.split.orientation() or not self._sized:
+            self.split.setOrientation(orientation)
+            total = event.size().width() if wide else event.size().height()
+            self.split.setSizes([total // 2, total - total // 2])
+            self._sized = True
+
+    def _wire(self) -> None:
+        c = self.c
+        c.plan_ready.connect(self._on_plan)
+        c.plan_failed.connect(self._on_plan_failed)
+        c.outbound_ready.connect(self._on_outbound)
+        c.run_started.connect(self._on_started)
+        c.run_progress.connect(self._on_progress)
+        c.run_finished.connect(self._on_finished)
+        c.run_failed.connect(lambda m: self._stopped(self.tr("Failed: %1").replace("%1", m)))
+        c.run_cancelled.connect(lambda: self._stopped(self.tr("Cancelled; nothing was written.")))
+        c.audit_ready.connect(self._on_audit)
+        c.accepted.connect(self._on_accepted)
+        c.write_failed.connect(lambda m: self._set_status(self.tr("Not written: %1").replace("%1", m)))
+        c.undone.connect(self._on_undone)
+        c.discarded.connect(self._on_discarded)
+        c.exported.connect(lambda p: self._set_status(self.tr("Exported to %1").replace("%1", p)))
+        c.export_failed.connect(lambda m: self._set_status(self.tr("Export failed: %1").replace("%1", m)))
+
+    # options ---------------------------------------------------------------------------------
+    def options(self) -> RunOptions:
+        """The panel's current choices."""
+        return self.form.options()
+
+    def set_cut_entry_id(self, entry_id: str | None) -> None:
+        """Slot for the token view's cut line (None: automatic cut)."""
+        self.c.set_cut_entry_id(entry_id)
+
+    def request_plan(self) -> None:
+        self.c.request_plan(self.options())
+
+    # actions -----------------------------------------------------------------------------------
+    def run(self) -> None:
+        opts = self.options()
+        self.form.remember(opts)
+        if opts.is_remote:
+            self._pending = opts
+            self._set_status(self.tr("Preparing the preview of what will be sent…"))
+            self.c.prepare_outbound(opts)
+        else:
+            self.c.run(opts)
+
+    def _on_outbound(self, preview: OutboundPreview) -> None:
+        opts, self._pending = self._pending, None
+        if opts is None:
+            return
+        keep = self._confirm_outbound(preview, self)
+        if keep is None:
+            self._set_status(self.tr("Not sent: the preview was cancelled."))
+            return
+        self.c.run(opts, keep_secrets=keep)
+
+    def accept_run(self) -> None:
+        record, t = self.c.current, self.c.transcript
+        if record is None or t is None or not self.c.can_accept():
+            return
+        mode = self._confirm_accept(record, t, self)
+        if mode is not None:
+            self._set_status(self.tr("Writing…"))
+            self.c.accept(mode)
+
+    def export(self, fmt: ExportFormat) -> None:
+        path = self._ask_save_path(fmt, self)
+        if path is not None:
+            self.c.export(fmt, path)
+
+    # controller signals ----------------------------------------------------------------------------
+    def _on_plan(self, plan: CompactionPlan) -> None:
+        kept = plan.first_kept_entry_id or self.tr("nothing (hard boundary)")
+        text = self.tr(
+            "First kept entry: %1 · %2 entries summarized in %3 chunk(s)%4 · about %5 → %6 "
+            "tokens (window %7, threshold %8; %9)").replace("%1", kept).replace(
+            "%2", str(len(plan.summarize_entry_ids) + len(plan.turn_prefix_entry_ids))).replace(
+            "%3", str(len(plan.chunks))).replace(
+            "%4", self.tr(", split turn") if plan.is_split_turn else "").replace(
+            "%5", f"{int(plan.tokens_before):,}").replace(
+            "%6", f"{int(plan.predicted_tokens_after):,}").replace(
+            "%7", f"{plan.context_window:,}").replace("%8", f"{plan.threshold:,}").replace(
+            "%9", self.tr("over: compaction due") if plan.should_compact
+            else self.tr("below: compaction not due yet"))
+        self.cut_label.setText(text + "\n" + self.tr("Why here: %1").replace("%1", plan.cut_reason))
+        self._update_buttons()
+
+    def _on_plan_failed(self, message: str) -> None:
+        self.cut_label.setText(self.tr("No plan: %1 (lower Keep recent, or move the cut)")
+                               .replace("%1", message))
+        self._update_buttons()
+
+    def _on_started(self, opts: RunOptions) -> None:
+        self.progress.setRange(0, 0)
+        self.stage.setText(self.tr("Starting with %1…").replace("%1", opts.profile.name))
+        self.usage.clear()
+        self._set_status("")
+        self._update_buttons()
+
+    def _on_progress(self, e: ProgressEvent) -> None:
+        if e.chunk_count:
+            self.progress.setRange(0, e.chunk_count)
+            self.progress.setValue(e.chunk_index)
+            self.progress.setFormat(self.tr("chunk %v of %m"))
+        names = {"start": self.tr("Starting"), "chunk": self.tr("Summarizing"),
+                 "streaming": self.tr("Receiving"), "merge": self.tr("Merging"),
+                 "turn_prefix": self.tr("Split turn"), "retry": self.tr("Retrying"),
+                 "fallback": self.tr("Falling back"), "omitted": self.tr("Left out"),
+                 "done": self.tr("Done")}
+        self.stage.setText(f"{names.get(e.stage, e.stage)}: {e.message}" if e.message
+                           else names.get(e.stage, e.stage))
+        cost = f"${e.cost:.4f}" if e.cost is not None else self.tr("not reported")
+        self.usage.setText(self.tr("Sent ~%1 tokens · received ~%2 tokens · cost %3").replace(
+            "%1", f"{e.tokens_sent:,}").replace("%2", f"{e.tokens_received:,}").replace("%3", cost))
+
+    def _on_finished(self, record: RunRecord) -> None:
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
+        self.summary.setPlainText(record.result.summary)
+        extra = self.tr("; %1 secret(s) redacted on the way out").replace(
+            "%1", str(record.redactions)) if record.redactions else ""
+        self._set_status(self.tr("Summary ready (%1 characters; about %2 → %3 tokens)%4. "
+                                 "Auditing…").replace("%1", f"{len(record.result.summary):,}")
+                         .replace("%2", f"{int(record.plan.tokens_before):,}")
+                         .replace("%3", f"{record.tokens_after:,}").replace("%4", extra))
+        self._update_buttons()
+
+    def _on_audit(self, record: RunRecord) -> None:
+        report = record.report
+        if report is None:
+            return
+        verdict = self.tr("passed") if report.passed else self.tr("FAILED")
+        note = (self.tr("Re-run of compaction %1: compare it with the recorded summary in the "
+                        "Compare tab.").replace("%1", record.rerun_of) if record.rerun_of
+                else self.tr("Review Compare and Audit, then Accept or Discard."))
+        self._set_status(self.tr("Audit %1 (%2 of %3 checks, %4 dropped). ").replace(
+            "%1", verdict).replace("%2", str(report.checks_passed)).replace(
+            "%3", str(len(report.checks))).replace("%4", str(len(report.dropped))) + note)
+        self._update_buttons()
+
+    def _on_accepted(self, result: WriteResult) -> None:
+        names = "\n".join(str(p) for p in result.written)
+        self._set_status(self.tr("Written:\n%1\nThe timeline now shows the new state.")
+                         .replace("%1", names))
+        self.summary.clear()
+        self._update_buttons()
+
+    def _on_undone(self, result: WriteResult) -> None:
+        self._set_status(self.tr("Checkpoint restored as %1 (opened).").replace(
+            "%1", str(result.successor_path)))
+        self._update_buttons()
+
+    def _on_discarded(self) -> None:
+        self.summary.clear()
+        self._set_status(self.tr("Discarded; nothing was written."))
+        self._update_buttons()
+
+    def _stopped(self, message: str) -> None:
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.stage.setText(message)
+        self._set_status(message)
+        self._update_buttons()
+
+    def _set_status(self, text: str) -> None:
+        self.status.setText(text)
+
+    def _update_buttons(self) -> None:
+        c = self.c
+        running = c.is_running()
+        audited = c.current is not None and c.current.report is not None
+        self.run_button.setEnabled(not running and c.plan is not None)
+        self.cancel_button.setEnabled(running)
+        self.accept_button.setEnabled(not running and audited and c.can_accept())
+        self.discard_button.setEnabled(not running and c.current is not None)
+        self.undo_button.setEnabled(not running and c.last_write is not None)
+        for b in self.export_buttons.values():
+            b.setEnabled(not running and audited)

@@ -1,0 +1,1 @@
+"""The lineage views: chain graph, branches, drift, compare points, restore."""

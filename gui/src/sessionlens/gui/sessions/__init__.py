@@ -1,0 +1,1 @@
+"""The session browser: every transcript found on this machine."""

@@ -1,0 +1,100 @@
+"""Session browser: the transcripts found on this machine, grouped, filterable, sortable.
+
+Discovery runs on the task pool (it opens every file's header); double-clicking a session
+opens it in the main window.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sessionlens.engine import SessionInfo
+from sessionlens.gui.icons import icon
+from sessionlens.gui.roles import FilterRole, SortRole
+from sessionlens.gui.session_controller import SessionController
+from sessionlens.gui.sessions.model import SessionTreeModel
+
+
+class SessionBrowser(QWidget):
+    """Tree of sessions by agent/project with a filter box."""
+
+    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._c = controller
+        self.model = SessionTreeModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SortRole)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setRecursiveFilteringEnabled(True)
+        self.proxy.setFilterKeyColumn(0)
+        self.proxy.setFilterRole(FilterRole)
+        self.filter = QLineEdit(placeholderText=self.tr("Filter sessions…"), clearButtonEnabled=True)
+        self.refresh = QToolButton()
+        self.refresh.setToolTip(self.tr("Look for sessions again"))
+        self.refresh.setIcon(icon("action-reload"))
+        self.status = QLabel(self.tr("Looking for sessions…"))
+        self.status.setWordWrap(True)
+        self.tree = QTreeView()
+        self.tree.setModel(self.proxy)
+        self.tree.setSortingEnabled(True)
+        self.tree.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(12)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(36)
+        bar = QHBoxLayout()
+        bar.addWidget(self.filter, 1)
+        bar.addWidget(self.refresh)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(bar)
+        lay.addWidget(self.tree, 1)
+        lay.addWidget(self.status)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.proxy.layoutChanged.connect(self._span_groups)
+        self.proxy.modelReset.connect(self._span_groups)
+        self.proxy.rowsInserted.connect(self._span_groups)
+        self.refresh.clicked.connect(self.rescan)
+        self.tree.activated.connect(self._open)
+        controller.sessions_ready.connect(self._on_sessions)
+        controller.sessions_failed.connect(self.status.setText)
+
+    def rescan(self) -> None:
+        self.status.setText(self.tr("Looking for sessions…"))
+        self._c.discover()
+
+    def _span_groups(self) -> None:
+        """Group rows show their name across all columns."""
+        for r in range(self.proxy.rowCount()):
+            self.tree.setFirstColumnSpanned(r, QModelIndex(), True)
+
+    def _on_sessions(self, sessions: list[SessionInfo]) -> None:
+        self.model.set_rows(sessions)
+        self.tree.expandAll()
+        self._span_groups()
+        for col in range(1, self.model.columnCount()):
+            self.tree.resizeColumnToContents(col)
+        n = self.model.session_count()
+        self.status.setText(self.tr("No agent sessions found on this machine.") if n == 0 else
+                            self.tr("%n session(s) found", "", n))
+
+    def _open(self, index: QModelIndex) -> None:
+        info = self.model.session_at(self.proxy.mapToSource(index))
+        if info is not None:
+            self._c.open(info.path)

@@ -1,0 +1,1 @@
+"""Settings dialog and provider profiles."""

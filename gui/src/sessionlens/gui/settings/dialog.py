@@ -1,0 +1,164 @@
+"""Settings: compaction numbers, tokenizer, theme, and provider profiles.
+
+Profiles hold the *name* of the environment variable with the key; the dialog never asks
+for a key unless the OS keyring is available, and then it goes straight to the keyring.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sessionlens.engine import PROVIDER_KINDS
+from sessionlens.gui.prefs import ENCODINGS, THEMES, Theme
+from sessionlens.gui.settings.profiles import keyring_available, store_key_in_keyring
+
+if TYPE_CHECKING:
+    from sessionlens.engine import CompactionSettings, ProviderProfile
+
+
+
+def _spin(lo: int, hi: int, value: int, special: str = "") -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(lo, hi)
+    box.setSingleStep(1024)
+    box.setGroupSeparatorShown(True)
+    if special:
+        box.setSpecialValueText(special)
+    box.setValue(value)
+    return box
+
+
+class SettingsDialog(QDialog):
+    """Edits copies of the settings; the caller applies ``result_*`` after accept."""
+
+    def __init__(self, settings: CompactionSettings, encoding: str, theme: Theme,
+                 profiles: list[ProviderProfile], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Settings"))
+        self._settings = settings
+        self._profiles = list(profiles)
+        self.window_box = _spin(0, 10_000_000, settings.context_window or 0, self.tr("from the model"))
+        self.reserve_box = _spin(0, 1_000_000, settings.reserve_tokens)
+        self.keep_box = _spin(0, 1_000_000, settings.keep_recent_tokens)
+        self.encoding_box = QComboBox()
+        self.encoding_box.addItems(list(ENCODINGS))
+        self.encoding_box.setCurrentText(encoding)
+        self.theme_box = QComboBox()
+        for t in THEMES:
+            self.theme_box.addItem(self.tr(t.capitalize()), t)
+        self.theme_box.setCurrentIndex(THEMES.index(theme))
+        form = QFormLayout()
+        form.addRow(self.tr("Context window"), self.window_box)
+        form.addRow(self.tr("Reserve tokens"), self.reserve_box)
+        form.addRow(self.tr("Keep recent tokens"), self.keep_box)
+        form.addRow(self.tr("Tokenizer"), self.encoding_box)
+        form.addRow(self.tr("Theme"), self.theme_box)
+
+        self.profile_list = QListWidget()
+        self.p_name, self.p_url, self.p_model, self.p_env = QLineEdit(), QLineEdit(), QLineEdit(), QLineEdit()
+        self.p_env.setPlaceholderText(self.tr("e.g. OPENAI_API_KEY (the variable's name, not the key)"))
+        self.p_kind = QComboBox()
+        self.p_kind.addItems(list(PROVIDER_KINDS))
+        pform = QFormLayout()
+        pform.addRow(self.tr("Name"), self.p_name)
+        pform.addRow(self.tr("Kind"), self.p_kind)
+        pform.addRow(self.tr("Base URL"), self.p_url)
+        pform.addRow(self.tr("Model"), self.p_model)
+        pform.addRow(self.tr("Key env var"), self.p_env)
+        add, remove = QPushButton(self.tr("Add / update")), QPushButton(self.tr("Remove"))
+        self.keyring_button = QPushButton(self.tr("Store key in OS keyring…"))
+        self.keyring_button.setVisible(keyring_available())
+        buttons = QHBoxLayout()
+        for b in (add, remove, self.keyring_button):
+            buttons.addWidget(b)
+        pbox = QGroupBox(self.tr("Provider profiles"))
+        pl = QVBoxLayout(pbox)
+        pl.addWidget(self.profile_list)
+        pl.addLayout(pform)
+        pl.addLayout(buttons)
+        ok = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(pbox)
+        lay.addWidget(ok)
+        ok.accepted.connect(self.accept)
+        ok.rejected.connect(self.reject)
+        add.clicked.connect(self._add_profile)
+        remove.clicked.connect(self._remove_profile)
+        self.keyring_button.clicked.connect(self._store_key)
+        self.profile_list.currentRowChanged.connect(self._show_profile)
+        self._refresh_profiles()
+
+    def _refresh_profiles(self) -> None:
+        self.profile_list.clear()
+        for p in self._profiles:
+            self.profile_list.addItem(f"{p.name}  ({p.kind}{', ' + p.model if p.model else ''})")
+
+    def _show_profile(self, row: int) -> None:
+        if 0 <= row < len(self._profiles):
+            p = self._profiles[row]
+            self.p_name.setText(p.name)
+            self.p_kind.setCurrentText(p.kind)
+            self.p_url.setText(p.base_url)
+            self.p_model.setText(p.model)
+            self.p_env.setText(p.key_env or "")
+
+    def _add_profile(self) -> None:
+        name = self.p_name.text().strip()
+        if not name or name == "offline":
+            return
+        from sessionlens.engine import ProviderProfile
+
+        prof = ProviderProfile(name=name, kind=PROVIDER_KINDS[self.p_kind.currentIndex()],
+                               base_url=self.p_url.text().strip(), model=self.p_model.text().strip(),
+                               key_env=self.p_env.text().strip() or None)
+        self._profiles = [p for p in self._profiles if p.name != name] + [prof]
+        self._refresh_profiles()
+
+    def _remove_profile(self) -> None:
+        row = self.profile_list.currentRow()
+        if 0 <= row < len(self._profiles) and self._profiles[row].name != "offline":
+            del self._profiles[row]
+            self._refresh_profiles()
+
+    def _store_key(self) -> None:
+        name = self.p_name.text().strip()
+        if not name:
+            return
+        key, ok = QInputDialog.getText(self, self.tr("API key"),
+                                       self.tr("Key for %1 (stored only in the OS keyring)").replace("%1", name),
+                                       QLineEdit.EchoMode.Password)
+        if ok and key:
+            store_key_in_keyring(name, key)
+
+    # results ---------------------------------------------------------------------------------
+    def result_settings(self) -> CompactionSettings:
+        return dataclasses.replace(self._settings, context_window=self.window_box.value() or None,
+                                   reserve_tokens=self.reserve_box.value(),
+                                   keep_recent_tokens=self.keep_box.value())
+
+    def result_encoding(self) -> str:
+        return self.encoding_box.currentText()
+
+    def result_theme(self) -> Theme:
+        return self.theme_box.currentData()  # type: ignore[no-any-return]
+
+    def result_profiles(self) -> list[ProviderProfile]:
+        return list(self._profiles)

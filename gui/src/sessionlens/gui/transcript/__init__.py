@@ -1,0 +1,1 @@
+"""The open transcript's views: timeline, message view, token chart, diagnostics."""

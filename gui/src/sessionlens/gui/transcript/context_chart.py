@@ -1,0 +1,198 @@
+"""The context chart: tokens along the active path, the limits, compactions and the cut.
+
+Drawn with pyqtgraph (fast on 100k points). The cut line is draggable and snaps to the
+plan's valid cut points; while it moves, the chart asks for a re-plan (debounced, and the
+task pool drops stale plans), and the predicted size after compaction follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QWidget
+
+from sessionlens.gui import colors
+
+if TYPE_CHECKING:
+    from sessionlens.engine import CompactionPlan
+    from sessionlens.gui.session_controller import TokenView
+
+
+class ContextChart(pg.PlotWidget):  # type: ignore[misc]
+    """Plot of context tokens per path position with limits, compactions and the cut line."""
+
+    #: The user let go of the cut line at this path position (snapped).
+    cut_moved = Signal(int)
+    #: The snapped position while dragging (for live re-planning).
+    cut_dragging = Signal(int)
+
+    def __init__(self, tr: Callable[[str], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent)
+        self._tr = tr
+        self.setMinimumHeight(160)
+        self.showGrid(x=False, y=True, alpha=0.12)  # an x grid doubles the paint cost
+        self.setLabel("left", tr("tokens in context"))
+        self.setLabel("bottom", tr("entries along the active path"))
+        self.getPlotItem().getViewBox().setMouseEnabled(x=True, y=False)
+        self.legend = self.addLegend(offset=(60, 4), labelTextSize="8pt", colCount=3)
+        self.curve = self.plot([], [], name=tr("context"))
+        # both series are downsampled to the pixels on screen, so 100k entries draw fast
+        self.reported = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=4,
+                                        name=tr("reported usage"))
+        self.addItem(self.reported)
+        for item in (self.curve, self.reported):
+            item.setDownsampling(auto=True, method="peak")
+            item.setClipToView(True)
+            item.opts["autoDownsampleFactor"] = 1.0  # about one point per pixel column
+        self.window_line = pg.InfiniteLine(angle=0, movable=False, name=tr("window"))
+        self.threshold_line = pg.InfiniteLine(angle=0, movable=False, name=tr("threshold"))
+        self.after_line = pg.InfiniteLine(angle=0, movable=False, name=tr("predicted after"))
+        self.tail = pg.LinearRegionItem(movable=False)
+        self.summarized = pg.LinearRegionItem(movable=False)
+        for item in (self.tail, self.summarized):
+            item.setZValue(-10)
+            for line in item.lines:
+                line.setPen(pg.mkPen(None))
+        self.ticks = pg.ScatterPlotItem(symbol="t1", size=7)
+        self.compactions = pg.ScatterPlotItem(symbol="t", size=14, hoverable=True,
+                                              tip=self._compaction_tip)
+        self.cut = pg.InfiniteLine(angle=90, movable=True)
+        self.cut.setZValue(20)
+        for item in (self.tail, self.summarized, self.window_line, self.threshold_line,
+                     self.after_line, self.ticks, self.compactions, self.cut):
+            self.addItem(item)
+        self.cut.setVisible(False)
+        self._valid_x = np.zeros(0, dtype=np.int64)
+        self._tips: dict[int, str] = {}
+        self._xmax = 1
+        self._ymax = 1
+        self._snapping = False
+        self._drag_timer = QTimer(self, singleShot=True, interval=60)
+        self._drag_timer.timeout.connect(lambda: self.cut_dragging.emit(int(self.cut.value())))
+        self.cut.sigPositionChanged.connect(self._snap)
+        self.cut.sigPositionChangeFinished.connect(lambda _l: self.cut_moved.emit(int(self.cut.value())))
+        self.apply_theme(False)
+        # legend entries for the limit lines (InfiniteLine does not add itself)
+        self._legend_items = {k: pg.PlotDataItem([], [], name=v) for k, v in
+                              (("window", tr("window")), ("threshold", tr("threshold")),
+                               ("after", tr("predicted after")))}
+        for item in self._legend_items.values():
+            self.legend.addItem(item, item.name())
+        self._style_legend(False)
+
+    def _style_legend(self, dark: bool) -> None:
+        c = colors.chart_colors(dark)
+        self.legend.setBrush(pg.mkBrush(c["bg"] + "d8"))
+        self.legend.setLabelTextColor(c["fg"])
+        dash, dot = pg.QtCore.Qt.PenStyle.DashLine, pg.QtCore.Qt.PenStyle.DotLine
+        if hasattr(self, "_legend_items"):
+            self._legend_items["window"].setPen(pg.mkPen(c["window"], width=1.5, style=dash))
+            self._legend_items["threshold"].setPen(pg.mkPen(c["threshold"], width=1.5, style=dash))
+            self._legend_items["after"].setPen(pg.mkPen(c["cut"], width=1, style=dot))
+
+    def apply_theme(self, dark: bool) -> None:
+        c = colors.chart_colors(dark)
+        self.setBackground(c["bg"])
+        if hasattr(self, "_legend_items"):
+            self._style_legend(dark)
+        for axis in ("left", "bottom"):
+            self.getAxis(axis).setPen(pg.mkPen(c["fg"]))
+            self.getAxis(axis).setTextPen(pg.mkPen(c["fg"]))
+        self.curve.setPen(pg.mkPen(c["curve"], width=1.5))
+        self.reported.setSymbolBrush(pg.mkBrush(c["curve"]))
+        self.reported.setSymbolPen(pg.mkPen(None))
+        self.window_line.setPen(pg.mkPen(c["window"], width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.threshold_line.setPen(pg.mkPen(c["threshold"], width=1.5,
+                                            style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.after_line.setPen(pg.mkPen(c["cut"], width=1, style=pg.QtCore.Qt.PenStyle.DotLine))
+        self.tail.setBrush(pg.mkBrush(c["tail"]))
+        self.summarized.setBrush(pg.mkBrush(c["summarized"]))
+        self.ticks.setBrush(pg.mkBrush(c["ticks"]))
+        self.ticks.setPen(pg.mkPen(None))
+        self.compactions.setBrush(pg.mkBrush(c["compaction"]))
+        self.compactions.setPen(pg.mkPen(c["fg"], width=0.5))
+        self.cut.setPen(pg.mkPen(c["cut"], width=3))
+        self.cut.setHoverPen(pg.mkPen(c["cut"], width=5))
+
+    # data --------------------------------------------------------------------------------------
+    def set_series(self, view: TokenView, path_len: int, window: int, threshold: int) -> None:
+        self._xmax = max(1, path_len - 1)
+        self.threshold_line.setValue(threshold)
+        # range first: the curves downsample for the view they are given, so the first paint
+        # after new data draws ~1 point per pixel instead of every entry
+        self.setXRange(0, self._xmax, padding=0.01)
+        self.curve.setData(view.xs, view.ys)
+        mask = view.reported
+        self.reported.setData(view.xs[mask], view.ys[mask])
+        self.set_window(window)
+
+    def set_window(self, window: int) -> None:
+        self.window_line.setValue(window)
+        top = max(window, int(self.curve.yData.max()) if self.curve.yData is not None
+                  and len(self.curve.yData) else 0)
+        self._ymax = int(top * 1.2) or 1  # headroom: the legend sits above the window line
+        self.setXRange(0, self._xmax, padding=0.01)
+        self.setYRange(0, self._ymax, padding=0)
+
+    def set_compactions(self, xs: list[int], tips: list[str]) -> None:
+        self._tips = dict(zip(xs, tips, strict=True))
+        self.compactions.setData(xs, [self._ymax * 0.985] * len(xs), data=xs)
+
+    def _compaction_tip(self, x: float, y: float, data: Any) -> str:
+        return self._tips.get(int(round(x)), "")
+
+    def set_plan(self, plan: CompactionPlan | None, pos: dict[str, int], window: int) -> None:
+        """Show the plan: valid cut ticks, the cut line, kept tail, summarized span, after line."""
+        if plan is None:
+            for item in (self.cut, self.tail, self.summarized, self.after_line, self.ticks):
+                item.setVisible(False)
+            return
+        self.threshold_line.setValue(plan.threshold)
+        valid = sorted(pos[e] for e in plan.valid_cut_entry_ids if e in pos)
+        self._valid_x = np.asarray(valid, dtype=np.int64)
+        step = max(1, len(valid) // 1500)
+        shown = valid[::step]
+        self.ticks.setData(shown, [self._ymax * 0.012] * len(shown))
+        cut_x = pos.get(plan.first_kept_entry_id) if plan.first_kept_entry_id else None
+        first = min((pos[e] for e in plan.summarize_entry_ids if e in pos), default=None)
+        for item in (self.cut, self.tail, self.after_line, self.ticks):
+            item.setVisible(cut_x is not None)
+        if cut_x is None:
+            self.summarized.setVisible(False)
+            return
+        if not self.cut.moving:  # never yank the line out of the user's hand
+            self._snapping = True
+            self.cut.setValue(cut_x)
+            self._snapping = False
+        self.cut.setBounds((int(valid[0]), int(valid[-1])) if valid else (0, self._xmax))
+        self.tail.setRegion((cut_x, self._xmax))
+        self.summarized.setVisible(first is not None)
+        if first is not None:
+            self.summarized.setRegion((first, cut_x))
+        self.after_line.setValue(plan.predicted_tokens_after)
+        self.set_window(window)
+
+    def _snap(self) -> None:
+        """Keep the dragged line on the nearest valid cut point."""
+        if self._snapping or not len(self._valid_x):
+            return
+        x = self.cut.value()
+        i = int(np.clip(np.searchsorted(self._valid_x, x), 1, len(self._valid_x) - 1)) \
+            if len(self._valid_x) > 1 else 0
+        nearest = self._valid_x[i]
+        if len(self._valid_x) > 1 and abs(self._valid_x[i - 1] - x) < abs(nearest - x):
+            nearest = self._valid_x[i - 1]
+        if nearest != x:
+            self._snapping = True
+            self.cut.setValue(int(nearest))
+            self._snapping = False
+        self._drag_timer.start()
+
+    def drag_cut_to(self, x: int) -> None:
+        """Move the cut as a drag would (snap, live re-plan, then release); used by tests."""
+        self.cut.setValue(x)
+        self.cut.sigPositionChangeFinished.emit(self.cut)

@@ -1,0 +1,223 @@
+"""The token view: context chart with cut preview, totals, and a breakdown bar chart.
+
+Everything shown comes from the controller's TokenReport and CompactionPlan; dragging the
+cut line asks the controller to re-plan with ``cut_entry_id`` (off the UI thread).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sessionlens.gui import colors, shortcuts
+from sessionlens.gui.session_controller import SessionController, TokenView
+
+from .context_chart import ContextChart
+
+if TYPE_CHECKING:
+    from sessionlens.engine import CompactionForensics, CompactionPlan, Transcript
+
+
+class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
+    """Horizontal bars: exact tokens per role or per entry type (whole file)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent)
+        self.setMinimumHeight(110)
+        self.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
+        self.hideButtons()
+        self.hideAxis("bottom")
+        self.bars: pg.BarGraphItem | None = None
+        self._values: dict[str, int] = {}
+        self._dark = False
+
+    def set_values(self, values: dict[str, int]) -> None:
+        self._values = {k: v for k, v in sorted(values.items(), key=lambda kv: kv[1]) if v > 0}
+        if self.bars is not None:
+            self.removeItem(self.bars)
+        names = list(self._values)
+        ys = list(range(len(names)))
+        widths = [self._values[n] for n in names]
+        brushes = [pg.mkBrush(colors.BREAKDOWN.get(n, "#8a8f98")) for n in names]
+        self.bars = pg.BarGraphItem(x0=0, y=ys, width=widths, height=0.7, brushes=brushes,
+                                    pens=[pg.mkPen(None)] * len(names))
+        self.addItem(self.bars)
+        self.getAxis("left").setTicks([[(i, f"{n}  {self._values[n]:,}") for i, n in enumerate(names)]])
+        self.setYRange(-0.6, max(0.6, len(names) - 0.4), padding=0)
+        self.setXRange(0, max(widths, default=1) * 1.05, padding=0)
+
+    def apply_theme(self, dark: bool) -> None:
+        c = colors.chart_colors(dark)
+        self.setBackground(c["bg"])
+        for axis in ("left", "bottom"):
+            self.getAxis(axis).setPen(pg.mkPen(c["fg"]))
+            self.getAxis(axis).setTextPen(pg.mkPen(c["fg"]))
+
+
+class TokenPanel(QWidget):
+    """Chart + summary line + breakdown; the cut-point preview lives here."""
+
+    def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._c = controller
+        self.chart = ContextChart(self.tr)
+        self.totals = QLabel(self.tr("No session open."))
+        self.totals.setWordWrap(True)
+        self.totals.setTextFormat(Qt.TextFormat.RichText)
+        self.prediction = QLabel()
+        self.prediction.setWordWrap(True)
+        self.prediction.setTextFormat(Qt.TextFormat.RichText)
+        self.prediction.setObjectName("prediction")
+        self.reset_cut = QPushButton(self.tr("Automatic cut"))
+        self.reset_cut.setToolTip(self.tr("Put the cut back where the engine would place it"))
+        self.reset_cut.setShortcut(shortcuts.sequence(shortcuts.RESET_CUT))
+        self.reset_cut.setEnabled(False)
+        # fixed heights: a label that grows by a line would resize the chart, and a pyqtgraph
+        # re-layout costs more than the whole repaint
+        line = self.fontMetrics().lineSpacing()
+        self.totals.setFixedHeight(2 * line + 4)
+        self.prediction.setFixedHeight(3 * line + 6)
+        self.prediction.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.totals.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.breakdown_kind = QComboBox()
+        self.breakdown_kind.addItem(self.tr("Tokens by role"), "role")
+        self.breakdown_kind.addItem(self.tr("Tokens by entry type"), "type")
+        self.breakdown = BreakdownChart()
+
+        top = QHBoxLayout()
+        top.addWidget(self.prediction, 1)
+        top.addWidget(self.reset_cut, 0, Qt.AlignmentFlag.AlignTop)
+        side = QWidget()
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.breakdown_kind)
+        sl.addWidget(self.breakdown, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.chart)
+        split.addWidget(side)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([720, 260])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.totals)
+        lay.addLayout(top)
+        lay.addWidget(split, 1)
+
+        self.chart.cut_moved.connect(self._on_cut)
+        self.chart.cut_dragging.connect(self._on_cut)
+        self.reset_cut.clicked.connect(lambda: controller.set_cut(None))
+        self.breakdown_kind.currentIndexChanged.connect(self._show_breakdown)
+        controller.loaded.connect(self._on_loaded)
+        controller.tokens_ready.connect(self._on_tokens)
+        controller.plan_ready.connect(self._on_plan)
+        controller.plan_failed.connect(self._on_plan_failed)
+        controller.settings_changed.connect(lambda _s: self._refresh_window())
+
+    def apply_theme(self, dark: bool) -> None:
+        self.chart.apply_theme(dark)
+        self.breakdown.apply_theme(dark)
+        self._show_breakdown()
+
+    def _path(self) -> tuple[str, ...]:
+        return self._c.transcript.active_path if self._c.transcript is not None else ()
+
+    def _on_cut(self, x: int) -> None:
+        path = self._path()
+        if 0 <= x < len(path):
+            self._c.set_cut(path[x])
+
+    def _on_loaded(self, _t: Transcript) -> None:
+        self.totals.setText(self.tr("Counting tokens…"))
+        self.prediction.setText("")
+        self.chart.set_plan(None, {}, 0)
+
+    def _compaction_tip(self, f: CompactionForensics) -> str:
+        """Hover text for one compaction marker, from the engine's forensics."""
+        lines = [self.tr("Compaction %1 (line %2)").replace("%1", f.compaction_id).replace("%2", str(f.line)),
+                 self.tr("trigger: %1").replace("%1", f.trigger),
+                 self.tr("context %1 of window %2 (%3% of threshold %4)")
+                 .replace("%1", f"{f.context_tokens:,}").replace("%2", f"{f.context_window:,}")
+                 .replace("%3", f"{f.threshold_share * 100:.0f}").replace("%4", f"{f.threshold:,}")]
+        if f.reported_context_tokens is not None:
+            lines.append(self.tr("provider reported %1").replace("%1", f"{f.reported_context_tokens:,}"))
+        if f.recorded_tokens_before is not None:
+            lines.append(self.tr("tokensBefore recorded %1").replace("%1", f"{f.recorded_tokens_before:,}"))
+        lines.append(self.tr("summary %1 tokens replacing %2").replace("%1", f"{f.summary_tokens:,}")
+                     .replace("%2", f"{f.replaced_tokens:,}"))
+        if f.from_hook:
+            lines.append(self.tr("written by a hook / safeguard"))
+        if f.hard_boundary:
+            lines.append(self.tr("hard boundary: nothing before it was kept"))
+        for flag in f.flags:
+            lines.append("⚠ " + flag)
+        return "\n".join(lines)
+
+    def _on_tokens(self, view: TokenView) -> None:
+        r = view.report
+        reported = f"{r.reported_context:,}" if r.reported_context is not None else "—"
+        self.totals.setText(
+            f"<b>{self.tr('Context now')}</b> — {self.tr('reported')}: <b>{reported}</b> · "
+            f"{self.tr('exact')} ({r.encoding}): <b>{r.exact_context:,}</b> · "
+            f"{self.tr('estimate (pi chars/4)')}: <b>{r.estimate_context:,}</b> · "
+            f"{self.tr('window')}: {self._c.context_window():,}")
+        self.chart.set_series(view, len(self._path()), self._c.context_window(), self._c.threshold())
+        marks = [(self._c.path_pos[f.compaction_id], self._compaction_tip(f))
+                 for f in view.forensics if f.compaction_id in self._c.path_pos]
+        self.chart.set_compactions([m[0] for m in marks], [m[1] for m in marks])
+        self._show_breakdown()
+
+    def _refresh_window(self) -> None:
+        if self._c.tokens is not None:
+            self._on_tokens(self._c.tokens)
+
+    def _show_breakdown(self) -> None:
+        tv = self._c.tokens
+        if tv is None:
+            return
+        kind = self.breakdown_kind.currentData()
+        self.breakdown.set_values(dict(tv.report.by_role if kind == "role" else tv.report.by_type))
+
+    def _on_plan(self, plan: CompactionPlan) -> None:
+        window = plan.context_window
+        self.chart.set_plan(plan, self._c.path_pos, window)
+        if self._c.tokens is not None:
+            self.chart.set_window(window)
+        x = (self._c.path_pos.get(plan.first_kept_entry_id)
+             if plan.first_kept_entry_id else None)
+        verdict = self.tr("would compact now") if plan.should_compact else self.tr("below threshold")
+        split = f" · <span style='color:#e0861a'>{self.tr('splits a turn')}</span>" \
+            if plan.is_split_turn else ""
+        self.prediction.setText(
+            f"<b>{self.tr('Cut preview')}</b>: {self.tr('keep from entry')} "
+            f"<code>{plan.first_kept_entry_id}</code> (#{x}) · {self.tr('summarize')} "
+            f"{len(plan.summarize_entry_ids):,} {self.tr('entries')} · "
+            f"{self.tr('tokens before')} <b>{plan.tokens_before:,}</b> → "
+            f"{self.tr('predicted after')} <b>{plan.predicted_tokens_after:,}</b>{split}"
+            f"<br/><span style='color:gray'>{self.tr('threshold')} {plan.threshold:,} · "
+            f"{verdict} · {self.tr('drag the red line to move the cut')}</span>")
+        self.prediction.setToolTip(plan.cut_reason)
+        self.reset_cut.setEnabled(self._c.cut_entry_id is not None)
+
+    def _on_plan_failed(self, message: str) -> None:
+        path = self._c.path
+        if path is not None:  # the file is in the status bar already
+            message = message.removeprefix(f"{path}: ")
+        note = f"<span style='color:gray'>{self.tr('No compaction to preview')}: {message}</span>"
+        if self._c.plan is None:
+            self.chart.set_plan(None, {}, 0)
+            self.prediction.setText(note)
+            return
+        self._on_plan(self._c.plan)        # a rejected cut: the last good plan stays on screen
+        self.prediction.setText(self.prediction.text() + "<br/>" + note)

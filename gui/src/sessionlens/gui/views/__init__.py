@@ -1,1 +1,0 @@
-"""Widgets. Each gets the SessionController (or narrower callables) injected."""

@@ -1,1 +1,0 @@
-"""Dialogs (settings, errors)."""

@@ -1,0 +1,106 @@
+"""Audits of a successor's compaction read the summarized span from the predecessor file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fixtures.persist_fixtures import rich_session
+from sessionlens.engine.audit.recorded import audit_compaction_in_chain, predecessor_span
+from sessionlens.engine.audit.report import audit_compaction
+from sessionlens.engine.cli import main
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.writer import write_compaction
+
+SUMMARY = ("## Goal\n- read the config file, check the tests\n## Constraints & Preferences\n"
+           "(none)\n## Progress\n### Done\n- [x] config read\n### In Progress\n(none)\n"
+           "### Blocked\n(none)\n## Key Decisions\n(none)\n## Next Steps\n1. write the release "
+           "notes\n## Critical Context\n- all 3 tests pass\n")
+
+
+def _successor(tmp_path: Path, cut: str | None) -> tuple[Path, Path, str, dict[str, str]]:
+    """The rich session and a successor written from it (``cut``: a key of its ids, or None
+    for a hard boundary)."""
+    src, ids = rich_session(tmp_path)
+    record = CompactionRecord(SUMMARY, None if cut is None else ids[cut], 500,
+                              provider="offline", model="extractive")
+    written = write_compaction(load_transcript(src), record, "successor", store_path=None)
+    assert written.successor_path is not None and written.compaction_entry_id is not None
+    return src, written.successor_path, written.compaction_entry_id, ids
+
+
+def _path_ids_before(src: Path, stop: str | None) -> list[str]:
+    """Active-path message ids of the original up to ``stop`` (all for None), by hand."""
+    rows = [json.loads(x) for x in src.read_text().splitlines()][1:]
+    by_id = {r["id"]: r for r in rows}
+    chain, cur = [], rows[-1]["id"]
+    while cur is not None:
+        chain.append(cur)
+        cur = by_id[cur]["parentId"]
+    chain.reverse()
+    if stop is not None:
+        chain = chain[:chain.index(stop)]
+    return [i for i in chain if by_id[i]["type"] == "message"]
+
+
+@pytest.mark.parametrize("cut", [None, "u3"])
+def test_successor_compaction_is_audited_against_the_predecessor(tmp_path: Path,
+                                                                 cut: str | None) -> None:
+    """QA: `audit SUCCESSOR` passed "0 of 0 identifiers; no user request in the span": the
+    summarized messages are not in the successor, so every check ran on nothing."""
+    src, succ, cid, ids = _successor(tmp_path, cut)
+    successor = load_transcript(succ)
+    alone = audit_compaction(successor, cid)
+    assert not any(successor.entry(i).type == "message" for i in alone.summarized_entry_ids)
+    audited = audit_compaction_in_chain(successor, cid)
+    assert audited.span_source == src
+    report = audited.report
+    first_kept = successor.entry(cid).first_kept_entry_id
+    stop = None if first_kept == cid else first_kept
+    predecessor = load_transcript(src)
+    span_messages = [i for i in report.summarized_entry_ids
+                     if predecessor.entry(i).type == "message"]
+    assert span_messages == _path_ids_before(src, stop)
+    assert ids["u1"] in span_messages and ids["us"] not in span_messages  # not the side branch
+    rows = {r["id"]: r for r in map(json.loads, src.read_text().splitlines()[1:])}
+    asks = [rows[i]["message"]["content"] for i in span_messages
+            if rows[i]["message"]["role"] == "user"]
+    texts = [c if isinstance(c, str) else c[0]["text"] for c in asks]
+    assert alone.latest_ask is None and report.latest_ask == texts[-1]
+    assert predecessor_span(predecessor, successor, cid) == report.summarized_entry_ids
+
+
+def test_cli_audit_of_a_successor_names_where_the_span_was_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src, succ, cid, _ = _successor(tmp_path, None)
+    assert main(["audit", str(succ), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["compaction_id"] == cid and out["span_source"] == str(src)
+    assert main(["audit", str(succ)]) == 0
+    text = capsys.readouterr().out
+    assert f"read from the predecessor {src}" in text
+    assert main(["export", str(succ), "--format", "json", "-o", str(tmp_path / "e.json")]) == 0
+    data = json.loads((tmp_path / "e.json").read_text())
+    assert data["covered"]["entry_count"] > 1
+    assert data["settings"]["summarized_entries_in"] == str(src)
+
+
+def test_without_the_predecessor_the_file_alone_is_audited(tmp_path: Path) -> None:
+    src, succ, cid, _ = _successor(tmp_path, None)
+    src.unlink()
+    audited = audit_compaction_in_chain(load_transcript(succ), cid)
+    assert audited.span_source is None
+    assert audited.report.summarized_entry_ids == audit_compaction(
+        load_transcript(succ), cid).summarized_entry_ids
+
+
+def test_a_file_that_holds_its_span_is_not_redirected(tmp_path: Path) -> None:
+    src, ids = rich_session(tmp_path)
+    record = CompactionRecord(SUMMARY, ids["u3"], 500)
+    written = write_compaction(load_transcript(src), record, "append", store_path=None)
+    audited = audit_compaction_in_chain(load_transcript(src), written.compaction_entry_id)
+    assert audited.span_source is None
+    assert ids["u1"] in audited.report.summarized_entry_ids

@@ -1,0 +1,84 @@
+"""``sessionlens audit``: JSON keys, readable output, errors, and a real subprocess run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixtures.samples import sample_path
+from fixtures.session_files import SessionFile, basic_session, structured_summary
+from sessionlens.engine.cli import main
+
+
+def test_audit_json_keys_and_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, ids = basic_session(tmp_path)
+    assert main(["audit", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compaction_id"] == ids["compaction"]
+    assert data["passed"] is False  # the summary lacks the span's identifiers
+    assert [c["name"] for c in data["checks"]] == ["content", "sections", "identifiers",
+                                                   "latest_ask", "budget"]
+    assert set(data["identifiers"]) == {"found", "missing"}
+    assert "/srv/app/parser.py" in data["identifiers"]["missing"]
+    dropped = {d["value"]: d for d in data["dropped"]}
+    assert dropped["pytest -q tests/test_parser.py"]["class"] == "command"
+    assert dropped["pytest -q tests/test_parser.py"]["entry_ids"] == [ids["call"]]
+
+
+def test_audit_policy_off_passes_identifiers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary = structured_summary("fix the crash in the parser when loading big files")
+    path, _ = basic_session(tmp_path, summary=summary)
+    assert main(["audit", str(path), "--json", "--policy", "off"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["passed"] is True
+    assert data["identifiers"]["missing"]  # reported even though not enforced
+
+
+def test_audit_picks_compaction_and_prints_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = SessionFile()
+    s.user("first: look at /srv/one/a.py")
+    first = s.compaction("Summary unavailable due to context limits.", None, from_hook=True)
+    kept = s.user("second")
+    s.compaction(structured_summary(), kept)
+    path = s.write(tmp_path / "two.jsonl")
+    assert main(["audit", str(path), "--compaction", first]) == 0
+    out = capsys.readouterr().out
+    assert f"compaction {first}: FAILED" in out
+    assert "fallback_summary" in out and "missing_section:## Decisions" in out
+    assert "/compact Focus on" in out and "/srv/one/a.py" in out
+
+
+def test_audit_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = SessionFile()
+    s.user("hello")
+    s.assistant("hi")
+    path = s.write(tmp_path / "plain.jsonl")
+    assert main(["audit", str(path)]) == 1
+    assert "no compaction" in capsys.readouterr().err
+    full, _ = basic_session(tmp_path)
+    assert main(["audit", str(full), "--compaction", "nope"]) == 1
+    assert "no compaction with id 'nope'" in capsys.readouterr().err
+
+
+def test_audit_subprocess(tmp_path: Path) -> None:
+    path, ids = basic_session(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "audit", str(path), "--json"],
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["compaction_id"] == ids["compaction"]
+
+
+@pytest.mark.samples
+def test_audit_sample03_default_is_last_compaction(samples_dir: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = sample_path(samples_dir, "03_")
+    last = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()
+            if '"compaction"' in x and json.loads(x).get("type") == "compaction"][-1]
+    assert main(["audit", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compaction_id"] == last["id"]
+    assert data["passed"] is False and "fallback_summary" in data["reasons"]

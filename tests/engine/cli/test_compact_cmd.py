@@ -1,0 +1,223 @@
+"""``sessionlens compact``: offline end to end, provider faults, writing and not writing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fixtures.llm_wire import Act, WireServer, serve
+from fixtures.session_files import SessionFile
+from fixtures.wire_fixtures import FakeSleep, policy
+from sessionlens.engine.cli import compact_cmd, main
+from sessionlens.engine.contract.templates import REQUIRED_SECTIONS
+from sessionlens.engine.load.reader import load_transcript
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    yield from serve()
+
+
+KEYS = {"summary", "audit", "first_kept_entry_id", "tokens_before", "tokens_after", "written"}
+
+
+def session(tmp_path: Path) -> Path:
+    s = SessionFile()
+    s.user("Please make the importer accept CSV files from /data/inbox; never drop rows.")
+    s.assistant("Reading the importer.", [{"id": "c1", "name": "read",
+                                           "arguments": {"path": "src/importer.py"}}])
+    s.tool_result("c1", "read", "def load(path): ...\n" * 40)
+    s.assistant("We'll use the csv module instead of pandas.", [
+        {"id": "c2", "name": "bash", "arguments": {"command": "pytest tests/test_importer.py"}}])
+    s.tool_result("c2", "bash", "E   ValueError: bad header at row 17", is_error=True)
+    s.user("Fix the header bug and rerun pytest on port 5433 database.")
+    s.assistant("Fixing the header parsing now.")
+    s.user("Then ship it.")
+    s.assistant("Shipping.")
+    return s.write(tmp_path / "session.jsonl")
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    code = main(["compact", *argv, "--json"])
+    out = capsys.readouterr().out
+    return code, (json.loads(out) if out.strip() else {})
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def test_offline_json_has_the_contract_keys(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = session(tmp_path)
+    before = snapshot(tmp_path)
+    code, out = run_json(capsys, str(path), "--keep-recent", "20")
+    assert code == 0 and KEYS <= set(out)
+    summary = str(out["summary"])
+    assert all(h in summary.splitlines() for h in REQUIRED_SECTIONS["structured"])
+    assert "/data/inbox" in summary and "ValueError: bad header at row 17" in summary
+    audit = out["audit"]
+    assert isinstance(audit, dict) and {c["name"] for c in audit["checks"]} >= {"sections"}
+    assert all(set(c) == {"name", "passed", "detail", "reasons"} for c in audit["checks"])
+    assert all(c["reasons"] == [] for c in audit["checks"] if c["passed"])
+    assert audit["kept_attempt"] == 1 and audit["attempts"] == 1
+    assert out["written"] == [] and snapshot(tmp_path) == before
+    assert int(out["tokens_after"]) > 0  # type: ignore[call-overload]
+
+
+def test_safeguard_template_and_text_output(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = session(tmp_path)
+    assert main(["compact", str(path), "--keep-recent", "20", "--template", "safeguard"]) == 0
+    text = capsys.readouterr().out
+    assert "## Pending user asks" in text and "written: nothing (--write none)" in text
+
+
+def test_write_successor_creates_a_loadable_file(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = session(tmp_path)
+    original = path.read_bytes()
+    code, out = run_json(capsys, str(path), "--keep-recent", "20", "--write", "successor")
+    written = [Path(p) for p in out["written"]]  # type: ignore[union-attr]
+    assert code == 0 and written and all(p.exists() for p in written)
+    assert path.read_bytes() == original
+    successor = next(p for p in written if ".checkpoint." not in p.name)
+    loaded = load_transcript(successor)
+    comps = [e for e in loaded.entries if e.type == "compaction"]
+    assert comps and comps[-1].summary == out["summary"]
+
+
+@pytest.mark.parametrize("act", [
+    Act("status", status=500, body="down"),
+    Act("status", status=429, headers={"retry-after": "0"}),
+    Act("malformed", text="a b"),
+    Act("cut", text="a b c d e f g h i"),
+    Act("stream", text=" "),
+    Act("stall", seconds=5.0),
+])
+def test_provider_failure_exits_1_and_writes_nothing(tmp_path: Path, wire: WireServer, act: Act,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    sleep = FakeSleep()
+    monkeypatch.setattr(compact_cmd, "RETRY_POLICY", policy(sleep))
+    wire.default = act
+    path = session(tmp_path)
+    before = snapshot(tmp_path)
+    code = main(["compact", str(path), "--keep-recent", "20", "--provider", "openai",
+                 "--base-url", wire.url + "/v1", "--model", "m", "--write", "successor",
+                 "--timeout", "0.3"])
+    err = capsys.readouterr().err
+    assert code == 1 and "sessionlens compact: error:" in err
+    assert snapshot(tmp_path) == before and len(wire.seen) == 3 and len(sleep.waits) == 2
+
+
+def test_fallback_offline_saves_the_run(tmp_path: Path, wire: WireServer,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    wire.default = Act("status", status=401, body='{"error":{"message":"bad key"}}')
+    path = session(tmp_path)
+    code, out = run_json(capsys, str(path), "--keep-recent", "20", "--provider", "openai",
+                         "--base-url", wire.url + "/v1", "--fallback-offline")
+    assert code == 0 and out["provider"] == "offline" and len(wire.seen) == 1
+    assert any("fell back to offline" in w for w in out["warnings"])  # type: ignore[union-attr]
+
+
+def test_openai_wire_success(tmp_path: Path, wire: WireServer,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    wire.default = Act("stream", text="## Goal\n- importer accepts CSV", usage=(900, 12))
+    path = session(tmp_path)
+    code, out = run_json(capsys, str(path), "--keep-recent", "20", "--provider", "openai",
+                         "--base-url", wire.url + "/v1", "--model", "tiny")
+    assert code == 0 and str(out["summary"]).startswith("## Goal\n- importer accepts CSV")
+    assert out["usage"] == {"input_tokens": 900, "output_tokens": 12, "cost": None}
+    assert out["audit"]["passed"] is False  # type: ignore[index]
+    assert "authorization" not in wire.seen[0].headers
+
+
+def test_missing_key_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    path = session(tmp_path)
+    assert main(["compact", str(path), "--keep-recent", "20", "--provider", "anthropic"]) == 1
+    assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+def test_subprocess_run(tmp_path: Path) -> None:
+    path = session(tmp_path)
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "compact", str(path),
+                           "--keep-recent", "20", "--json"], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert KEYS <= set(json.loads(proc.stdout))
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    path = session(tmp_path)
+    assert main(["compact", str(path), "--keep-recent", "20", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "\r[" in captured.err and "chunk 1/1" in captured.err and "received" in captured.err
+    assert json.loads(captured.out)["written"] == []  # stdout stays one JSON object
+
+
+def test_write_append_adds_the_compaction_to_the_file(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = session(tmp_path)
+    lines_before = path.read_text(encoding="utf-8").splitlines()
+    code, out = run_json(capsys, str(path), "--keep-recent", "20", "--write", "append")
+    assert code == 0 and str(path) in out["written"]  # type: ignore[operator]
+    lines_after = path.read_text(encoding="utf-8").splitlines()
+    assert lines_after[: len(lines_before)] == lines_before
+    added = [json.loads(line) for line in lines_after[len(lines_before):]]
+    comp = next(x for x in added if x["type"] == "compaction")
+    assert comp["summary"] == out["summary"]
+    assert comp["firstKeptEntryId"] == out["first_kept_entry_id"]
+
+
+def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """QA: on a tiny transcript ``compact`` reported "tokens: 14 -> about 72" as if all were
+    well; the summary template alone outweighs what it replaces."""
+    s = SessionFile()
+    s.user("hi")
+    s.assistant("ok")
+    s.user("bye")
+    path = s.write(tmp_path / "tiny.jsonl")
+    code = main(["compact", str(path), "--json"])
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert code == 0 and out["tokens_after"] >= out["tokens_before"]
+    assert any("saves nothing" in w for w in out["warnings"])
+    assert "warning: the compacted context" in captured.err
+    big = session(tmp_path)
+    code = main(["compact", str(big), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["tokens_after"] < out["tokens_before"] or any(
+        "saves nothing" in w for w in out["warnings"])
+
+
+def test_quality_retries_and_early_lock_refusal(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """--quality-retries reaches the loop; a held lock is refused before any model call."""
+    path = session(tmp_path)
+    assert main(["compact", str(path), "--quality-retries", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 1 <= out["audit"]["attempts"] <= 3
+    assert 1 <= out["audit"]["kept_attempt"] <= out["audit"]["attempts"]
+    with pytest.raises(SystemExit):
+        main(["compact", str(path), "--quality-retries", "4"])
+    capsys.readouterr()
+    lock = path.with_name(path.name + ".lock")
+    lock.write_text(str(os.getpid()))
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["compact", str(path), "--write", "successor", "--provider", "openai",
+                 "--base-url", "http://127.0.0.1:9/v1"]) == 1
+    err = capsys.readouterr().err
+    assert "locked by process" in err and "127.0.0.1" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

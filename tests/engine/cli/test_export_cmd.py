@@ -1,0 +1,65 @@
+"""``sessionlens export``: writes md/json/html for a compaction; JSON output names the file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from fixtures.session_files import SessionFile, basic_session
+from sessionlens.engine.cli import main
+from sessionlens.engine.export.summary import export_schema
+
+
+@pytest.mark.parametrize("fmt", ["md", "json", "html"])
+def test_export_each_format(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    path, ids = basic_session(tmp_path)
+    out = tmp_path / f"summary.{fmt}"
+    assert main(["export", str(path), "--format", fmt, "-o", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["written"] == [str(out)]
+    text = out.read_text(encoding="utf-8")
+    assert ids["compaction"] in text
+    if fmt == "json":
+        jsonschema.Draft202012Validator(export_schema()).validate(json.loads(text))
+    if fmt == "html":
+        assert text.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in text
+
+
+def test_export_specific_compaction_text_output(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    s = SessionFile()
+    s.user("one")
+    first = s.compaction("Summary unavailable due to context limits.", None)
+    s.user("two")
+    s.compaction("## Goal\nx", None)
+    path = s.write(tmp_path / "s.jsonl")
+    out = tmp_path / "first.json"
+    assert main(["export", str(path), "--format", "json", "-o", str(out), "--compaction", first]) == 0
+    assert f"compaction {first}" in capsys.readouterr().out
+    assert json.loads(out.read_text())["compaction_id"] == first
+
+
+def test_export_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = SessionFile()
+    s.user("no compaction here")
+    path = s.write(tmp_path / "plain.jsonl")
+    assert main(["export", str(path), "--format", "md", "-o", str(tmp_path / "x.md")]) == 1
+    assert "no compaction" in capsys.readouterr().err
+    assert not (tmp_path / "x.md").exists()
+    with pytest.raises(SystemExit):
+        main(["export", str(path), "--format", "pdf", "-o", "x"])
+
+
+def test_export_subprocess(tmp_path: Path) -> None:
+    path, _ = basic_session(tmp_path)
+    out = tmp_path / "o.html"
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "export", str(path),
+                           "--format", "html", "-o", str(out), "--json"],
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["written"] == [str(out)] and out.is_file()

@@ -1,0 +1,181 @@
+"""Kill the writer with SIGKILL at random moments: nothing the user owns may be damaged.
+
+The test process loads a transcript once, then forks a child per run that calls
+``write_compaction`` and kills it after a random 0-30 ms. After each run the original
+transcript must be byte-identical (successor mode) or byte-identical plus exactly one
+complete compaction line (append mode); the store must be the old bytes or a complete new
+version that points at a complete successor; every checkpoint must be an exact copy; every
+successor must load and end with its compaction. Leftover temp files are allowed (they are
+named so no scanner takes them for transcripts) and swept between runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import random
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from fixtures.persist_fixtures import SESSION_ID, SUCCESSOR_NAME, Builder, assert_strict_v3
+from sessionlens.engine._io.atomic import is_temp_name
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.writer import write_compaction
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")]
+
+KEY = "agent:main:main"
+
+
+def _session(folder: Path) -> tuple[Path, Path, CompactionRecord]:
+    b = Builder()
+    summarized: list[str] = []
+    for turn in range(60):
+        ids = [b.user(f"question {turn} " + "detail " * 60),
+               b.assistant(f"answer {turn} " + "reply " * 120)]
+        if turn < 50:
+            summarized += ids
+    first_kept = b.lines[101]["id"]  # the user message of turn 50
+    src = b.write(folder / f"{SESSION_ID}.jsonl")
+    store = folder / "sessions.json"
+    store.write_text(json.dumps({
+        "agent:main:other": {"sessionId": "someone-else", "updatedAt": 1},
+        KEY: {"sessionId": SESSION_ID, "updatedAt": 2, "sessionFile": str(src),
+              "compactionCount": 3, "skillsSnapshot": {"prompt": "x" * 20000}},
+    }, indent=2))
+    rec = CompactionRecord("summary of fifty turns", first_kept, 30000, 4000,
+                           summarized_entry_ids=tuple(summarized), provider="offline")
+    return src, store, rec
+
+
+def _run_child(transcript: object, rec: CompactionRecord, mode: str) -> int:
+    pid = os.fork()
+    if pid == 0:  # the writer: do the work and leave without running any test machinery
+        code = 0
+        try:
+            write_compaction(transcript, rec, mode)  # type: ignore[arg-type]
+        except BaseException:  # noqa: BLE001 - reported through the exit code and stderr
+            import traceback
+            traceback.print_exc()
+            code = 3
+        os._exit(code)
+    return pid
+
+
+def _check_successor(path: Path) -> None:
+    entries = assert_strict_v3(path)
+    assert entries[-1]["type"] == "compaction"
+    assert load_transcript(path).leaf_id == entries[-1]["id"]
+
+
+def _check_run(folder: Path, src: Path, store: Path, orig_src: bytes, orig_store: bytes,
+               mode: str) -> str:
+    successors: list[Path] = []
+    checkpoints = 0
+    for p in folder.iterdir():
+        if p in (src, store) or p.name.endswith(".lock") or is_temp_name(p.name):
+            continue
+        if ".checkpoint." in p.name:
+            assert p.read_bytes() == orig_src, f"partial checkpoint {p.name}"
+            checkpoints += 1
+        elif SUCCESSOR_NAME.match(p.name):
+            _check_successor(p)
+            successors.append(p)
+        else:
+            raise AssertionError(f"unexpected file {p.name}")
+    now_src = src.read_bytes()
+    appended = now_src != orig_src
+    if mode == "successor" or not appended:
+        assert now_src == orig_src, "the original transcript changed"
+    else:
+        assert now_src.startswith(orig_src) and now_src.count(b"\n") == orig_src.count(b"\n") + 1
+        last = json.loads(now_src.split(b"\n")[-2])
+        assert last["type"] == "compaction"
+        assert load_transcript(src).leaf_id == last["id"]
+    now_store = store.read_bytes()
+    if now_store == orig_store:
+        stage = "successor" if successors or appended else ("checkpoint" if checkpoints
+                                                             else "nothing")
+        return stage
+    new, old = json.loads(now_store), json.loads(orig_store)
+    assert new["agent:main:other"] == old["agent:main:other"]
+    rec = new[KEY]
+    assert rec["compactionCount"] == old[KEY]["compactionCount"] + 1
+    (cp,) = rec["compactionCheckpoints"]
+    assert Path(cp["preCompaction"]["sessionFile"]).read_bytes() == orig_src
+    post = Path(cp["postCompaction"]["sessionFile"])
+    if mode == "successor":
+        assert post in successors and rec["sessionFile"] == str(post)
+    else:
+        assert post == src and appended
+    return "complete"
+
+
+def _reset(folder: Path, src: Path, store: Path, orig_src: bytes, orig_store: bytes) -> None:
+    for p in folder.iterdir():
+        if p not in (src, store) and not p.name.endswith(".lock"):
+            p.unlink()  # stale .lock files stay: the next run must take them over
+    if store.read_bytes() != orig_store:
+        store.write_bytes(orig_store)
+    if src.read_bytes() != orig_src:
+        st = os.stat(src)
+        src.write_bytes(orig_src)
+        os.utime(src, ns=(st.st_atime_ns, ORIG_MTIME[src]))
+
+
+ORIG_MTIME: dict[Path, int] = {}
+
+
+@pytest.mark.parametrize(("mode", "runs"), [("successor", 200), ("append", 60)])
+def test_sigkill_never_damages_anything(tmp_path: Path, mode: str, runs: int) -> None:
+    src, store, rec = _session(tmp_path)
+    orig_src, orig_store = src.read_bytes(), store.read_bytes()
+    transcript = load_transcript(src)
+    ORIG_MTIME[src] = transcript.file_mtime_ns
+    rng = random.Random(20260201 + runs)
+    stages: Counter[str] = Counter()
+    exits: Counter[str] = Counter()
+    gc.freeze()  # fewer copy-on-write faults in the forked writers
+    try:
+        # Calibrate the kill window on one undisturbed run (0-30 ms, or longer if the
+        # machine needs it) so kills land all through the write, not only at its start.
+        took = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            _, status = os.waitpid(_run_child(transcript, rec, mode), 0)
+            took.append(time.perf_counter() - t0)
+            assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+            assert _check_run(tmp_path, src, store, orig_src, orig_store, mode) == "complete"
+            _reset(tmp_path, src, store, orig_src, orig_store)
+        window = max(0.030, 1.2 * min(took))
+        _kill_loop(transcript, rec, mode, runs, window, rng, stages, exits,
+                   (tmp_path, src, store, orig_src, orig_store))
+    finally:
+        gc.unfreeze()
+    assert sum(stages.values()) == runs
+    print(f"\n{mode}: {runs} runs, kill window {window * 1000:.0f} ms; exits {dict(exits)}; "
+          f"state after the kill {dict(stages)}")
+
+
+def _kill_loop(transcript: object, rec: CompactionRecord, mode: str, runs: int,
+               window: float, rng: random.Random, stages: Counter[str], exits: Counter[str],
+               files: tuple[Path, Path, Path, bytes, bytes]) -> None:
+    for _ in range(runs):
+        pid = _run_child(transcript, rec, mode)
+        time.sleep(rng.uniform(0.0, window))
+        os.kill(pid, signal.SIGKILL)  # a child that already finished is a zombie: harmless
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            exits["killed"] += 1
+        else:
+            assert os.WEXITSTATUS(status) == 0, "the writer failed on its own"
+            exits["finished"] += 1
+        stages[_check_run(*files, mode)] += 1
+        _reset(*files)

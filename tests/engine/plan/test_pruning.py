@@ -1,0 +1,62 @@
+"""Pruning preview: old tool results replaced by a marker, recent turns protected."""
+
+from __future__ import annotations
+
+import math
+
+from fixtures.factories import TranscriptBuilder, text_of
+from sessionlens.engine.plan.pruning import PRUNED_MARKER, preview_pruning
+from sessionlens.engine.tokens.counts import estimate_entry_tokens
+
+
+def _turns(n: int, result_size: int = 500) -> tuple[TranscriptBuilder, list[str], list[str]]:
+    b = TranscriptBuilder()
+    users, results = [], []
+    for k in range(n):
+        users.append(b.user(text_of(10)).id)
+        c = b.call("read", path=f"/f{k}")
+        b.assistant(text_of(10), c)
+        results.append(b.result(c, text_of(result_size)).id)
+        b.assistant(text_of(10))
+    return b, users, results
+
+
+def test_results_older_than_the_last_turns_are_pruned() -> None:
+    b, users, results = _turns(5)
+    t = b.build()
+    p = preview_pruning(t, keep_turns=3)
+    marker = math.ceil(len(PRUNED_MARKER) / 4)
+    assert p.marker_tokens == marker
+    assert p.pruned_entry_ids == tuple(results[:2])
+    assert p.protected_from_entry_id == users[2]
+    assert p.tokens_saved == 2 * (500 - marker)
+    total = sum(estimate_entry_tokens(t.entry(i.entry_id)) for i in t.context)
+    assert p.tokens_before == total and p.tokens_after == total - p.tokens_saved
+
+
+def test_keep_zero_prunes_all_and_more_turns_than_exist_prunes_none() -> None:
+    b, _, results = _turns(3)
+    t = b.build()
+    assert preview_pruning(t, keep_turns=0).pruned_entry_ids == tuple(results)
+    assert preview_pruning(t, keep_turns=0).protected_from_entry_id is None
+    assert preview_pruning(t, keep_turns=4).pruned_entry_ids == ()
+    assert preview_pruning(t, keep_turns=4).tokens_saved == 0
+
+
+def test_results_smaller_than_the_marker_are_left_alone() -> None:
+    b, _, results = _turns(4, result_size=2)
+    p = preview_pruning(b.build(), keep_turns=1)
+    assert p.pruned_entry_ids == () and p.tokens_saved == 0
+
+
+def test_only_the_replayed_context_counts() -> None:
+    b, _, results = _turns(4)
+    b.compaction("s", first_kept=None)  # hard boundary: nothing before it is in context
+    b.user(text_of(10))
+    c = b.call("read", path="/x")
+    b.assistant(text_of(10), c)
+    late = b.result(c, text_of(300))
+    b.user(text_of(10))
+    p = preview_pruning(b.build(), keep_turns=1)
+    assert p.pruned_entry_ids == (late.id,)
+    assert not set(results) & set(p.pruned_entry_ids)

@@ -1,0 +1,211 @@
+"""Session folders, file-name rules, quick scans and sessions.json reading (§2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixtures.samples import sample_path
+from sessionlens.engine.errors import LoadError
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.sessions.discovery import (
+    SOURCES,
+    SessionInfo,
+    SessionSource,
+    classify_session_file,
+    default_session_dirs,
+    discover_sessions,
+    load_plugin_sources,
+    read_session_store,
+    register_source,
+)
+
+UUID = "0b0e6c1e-1111-4222-8333-444455556666"
+
+
+def transcript(path: Path, n: int = 3, compactions: int = 1, sid: str = "sid",
+               cwd: str = "/proj") -> Path:
+    rows: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": sid, "timestamp": "t",
+                                   "cwd": cwd}]
+    prev = None
+    for i in range(n):
+        rows.append({"type": "message", "id": f"m{i}", "parentId": prev, "timestamp": "t",
+                     "message": {"role": "user",
+                                 "content": 'quoting {"type":"compaction"} is not one'}})
+        prev = f"m{i}"
+    for i in range(compactions):
+        rows.append({"type": "compaction", "id": f"c{i}", "parentId": prev, "timestamp": "t",
+                     "summary": "s", "firstKeptEntryId": prev, "tokensBefore": 1})
+        prev = f"c{i}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize("name, kind", [
+    (f"{UUID}.jsonl", "primary"),
+    (f"{UUID}-topic-42.jsonl", "primary"),
+    (f"2026-01-01T10-00-00-000Z_{UUID}.jsonl", "primary"),
+    (f"{UUID}.checkpoint.{UUID}.jsonl", "checkpoint"),
+    (f"{UUID}.trajectory.jsonl", "trajectory"),
+    (f"{UUID}.trajectory-path.json", "trajectory"),
+    (f"{UUID}.jsonl.reset.2026-01-01T10-00-00.000Z", "archive-reset"),
+    (f"{UUID}.jsonl.deleted.2026-01-01T10-00-00.000Z", "archive-deleted"),
+    (f"{UUID}.jsonl.bak.2026-01-01T10-00-00.000Z", "archive-bak"),
+    ("sessions.json.bak.3", "archive-bak"),
+    (f"{UUID}.jsonl.lock", "lock"),
+    (f"{UUID}.corrupt-2026-01-01T10-00-00-000Z-ab12cd34.jsonl", "corrupt"),
+    (f"{UUID}.jsonl.truncate-tmp", "temp"),
+    ("sessions.json", "store"),
+    ("notes.txt", "other"),
+])
+def test_file_names_are_classified(name: str, kind: str) -> None:
+    assert classify_session_file(name) == kind
+
+
+def test_default_dirs_follow_home_and_env(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    pi = home / ".pi" / "agent" / "sessions"
+    main = home / ".openclaw" / "agents" / "main" / "sessions"
+    legacy = home / ".clawdbot" / "agents" / "old" / "sessions"
+    for d in (pi, main, legacy):
+        d.mkdir(parents=True)
+    assert default_session_dirs(home, {}) == [pi, main, legacy]
+    state = tmp_path / "state"
+    (state / "agents" / "ops" / "sessions").mkdir(parents=True)
+    custom_pi = tmp_path / "pi-agent"
+    (custom_pi / "sessions").mkdir(parents=True)
+    env = {"OPENCLAW_STATE_DIR": str(state), "PI_CODING_AGENT_DIR": str(custom_pi)}
+    assert default_session_dirs(home, env) == [custom_pi / "sessions",
+                                               state / "agents" / "ops" / "sessions"]
+    assert default_session_dirs(tmp_path / "empty", {}) == []
+
+
+def test_discovery_scans_cheaply_and_skips_artifacts(tmp_path: Path) -> None:
+    sessions = tmp_path / ".openclaw" / "agents" / "main" / "sessions"
+    live = transcript(sessions / f"{UUID}.jsonl", n=4, compactions=2, sid=UUID)
+    (sessions / f"{UUID}.jsonl.lock").write_text("1")
+    transcript(sessions / f"{UUID}.checkpoint.{UUID}.jsonl")
+    transcript(sessions / f"{UUID}.jsonl.reset.2026-01-01T10-00-00.000Z")
+    (sessions / "sessions.json").write_text("{}")
+    (sessions / "other.jsonl").write_text('{"a": 1}\n')
+    pi_file = transcript(tmp_path / ".pi" / "agent" / "sessions" / "--w--" / f"x_{UUID}.jsonl",
+                         n=1, compactions=0, cwd="/w")
+    found = discover_sessions([tmp_path])
+    assert sorted(s.path for s in found) == sorted([live, pi_file])
+    info = next(s for s in found if s.path == live)
+    loaded = load_transcript(live)
+    assert (info.entries, info.compactions) == (len(loaded.entries), len(loaded.compactions))
+    assert (info.agent, info.session_id, info.project, info.format) == (
+        "main", UUID, "/proj", "openclaw-v3")
+    assert info.size == live.stat().st_size
+    assert next(s for s in found if s.path == pi_file).agent == "pi"
+    with_archives = discover_sessions([sessions], kinds=frozenset({"primary", "archive-reset",
+                                                                   "checkpoint"}))
+    assert {s.kind for s in with_archives} == {"primary", "archive-reset", "checkpoint"}
+
+
+@pytest.mark.parametrize("tail", [b'{"type":"message","id":"zz","par', b"   ", b""])
+def test_listing_agrees_with_the_loader_on_a_cut_off_last_line(tmp_path: Path,
+                                                               tail: bytes) -> None:
+    """QA: `sessions` listed 119 entries for a file whose last line a writer cut off, while
+    `inspect` (rightly) loaded 118 and reported the cut line as a diagnostic."""
+    path = transcript(tmp_path / f"{UUID}.jsonl", n=4, compactions=1, sid=UUID)
+    path.write_bytes(path.read_bytes() + tail)
+    loaded = load_transcript(path)
+    (info,) = discover_sessions([path])
+    assert info.entries == len(loaded.entries)
+    assert info.compactions == len(loaded.compactions)
+
+
+def test_listing_counts_a_complete_last_line_without_newline(tmp_path: Path) -> None:
+    path = transcript(tmp_path / f"{UUID}.jsonl", n=4, compactions=1, sid=UUID)
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    (info,) = discover_sessions([path])
+    assert info.entries == len(load_transcript(path).entries)
+
+
+def test_other_agents_plug_in_their_folders_and_scanner(tmp_path: Path) -> None:
+    folder = tmp_path / ".codex" / "sessions"
+    folder.mkdir(parents=True)
+    f = folder / "rollout-1.jsonl"
+    f.write_text(json.dumps({"timestamp": "t", "type": "session_meta",
+                             "payload": {"id": "cx"}}) + "\n")
+
+    def scan(path: Path, fmt: Any, head: bytes) -> SessionInfo:
+        return SessionInfo(path, "codex", "cx", fmt, 7, 0, 1, __import__("datetime").datetime
+                           .fromtimestamp(0), None)
+
+    load_plugin_sources()  # so restoring SOURCES below keeps the real adapters' sources
+    before = list(SOURCES)
+    try:
+        register_source(SessionSource("codex", lambda home, env: [home / ".codex" / "sessions"],
+                                      frozenset({"codex"}), scan))
+        assert folder in default_session_dirs(tmp_path, {})
+        [info] = discover_sessions([folder])
+        assert (info.agent, info.session_id, info.entries) == ("codex", "cx", 7)
+    finally:
+        SOURCES[:] = before
+
+
+def test_store_resolves_stale_absolute_paths_and_reads_checkpoints(tmp_path: Path) -> None:
+    store = tmp_path / "sessions.json"
+    here = transcript(tmp_path / f"{UUID}.jsonl")
+    cp = {"checkpointId": "cp1", "sessionKey": "agent:main:main", "sessionId": UUID,
+          "createdAt": 5, "reason": "manual", "tokensBefore": 100, "tokensAfter": 10,
+          "summary": "S", "firstKeptEntryId": "m1",
+          "preCompaction": {"sessionId": UUID,
+                            "sessionFile": f"C:\\Users\\x\\sessions\\{UUID}.checkpoint.a.jsonl",
+                            "leafId": "m2"},
+          "postCompaction": {"sessionId": UUID, "entryId": "c0"}}
+    store.write_text(json.dumps({
+        "agent:main:main": {"sessionId": UUID, "compactionCount": 4, "updatedAt": 9,
+                            "sessionFile": f"/home/other/.clawdbot/agents/main/sessions/{UUID}.jsonl",
+                            "compactionCheckpoints": [cp, "junk"]},
+        "cron:x": {"sessionId": "nofile"},
+        "bad": 3,
+    }))
+    s = read_session_store(store)
+    main = s.by_key("agent:main:main")
+    assert main is not None and main.session_file == here and main.session_file_exists
+    assert main.compaction_count == 4 and main.updated_at == 9
+    [c] = main.checkpoints
+    assert (c.checkpoint_id, c.reason, c.tokens_before, c.tokens_after) == ("cp1", "manual",
+                                                                            100, 10)
+    assert c.pre is not None and c.pre.session_file == tmp_path / f"{UUID}.checkpoint.a.jsonl"
+    assert c.pre.leaf_id == "m2" and c.post is not None and c.post.entry_id == "c0"
+    cron = s.by_session_id("nofile")
+    assert cron is not None and cron.session_file == tmp_path / "nofile.jsonl"
+    assert not cron.session_file_exists
+    assert len(s.diagnostics) == 2  # "junk" checkpoint and the "bad" record
+
+
+def test_store_errors(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="is a directory"):
+        read_session_store(tmp_path)
+    bad = tmp_path / "sessions.json"
+    bad.write_text("{oops")
+    with pytest.raises(LoadError, match="not valid JSON"):
+        read_session_store(bad)
+    bad.write_text("[]")
+    with pytest.raises(LoadError, match="JSON object"):
+        read_session_store(bad)
+
+
+@pytest.mark.samples
+def test_sample_store_points_at_sample_04_by_basename(samples_dir: Path, tmp_path: Path) -> None:
+    src = sample_path(samples_dir, "05_")
+    raw = json.loads(src.read_text())
+    store = tmp_path / "sessions.json"
+    store.write_bytes(src.read_bytes())
+    s = read_session_store(store)
+    assert [r.session_key for r in s.records] == list(raw)
+    assert [r.compaction_count for r in s.records] == [v.get("compactionCount", 0)
+                                                       for v in raw.values()]
+    main = s.by_key("agent:main:main")
+    assert main is not None and main.session_file_raw is not None
+    assert main.session_file_raw.startswith("/home/admin/.clawdbot/")
+    assert main.session_file == tmp_path / Path(main.session_file_raw).name

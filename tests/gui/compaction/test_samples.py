@@ -1,0 +1,65 @@
+"""The compaction flow on a real OpenClaw transcript (a copy in tmp_path), offline provider."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixtures.compaction_fixtures import listing, mount, settle
+from fixtures.gui_transcripts import read_rows
+from sessionlens.engine import load_transcript
+
+pytestmark = pytest.mark.samples
+
+
+def _active_path(rows: list[dict[str, Any]]) -> list[str]:
+    """Leaf = the last entry in file order; walk parentId to the root (the test's own reader)."""
+    entries = [r for r in rows if r.get("type") != "session" and "id" in r]
+    by_id = {r["id"]: r for r in entries}
+    out: list[str] = []
+    cur: str | None = entries[-1]["id"]
+    while cur is not None and cur in by_id and cur not in out:
+        out.append(cur)
+        cur = by_id[cur].get("parentId")
+    return out[::-1]
+
+
+def test_sample_offline_compaction_accept_and_reload(
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, samples_dir: Path) -> None:
+    matches = sorted(samples_dir.glob("04_*.jsonl"))
+    if not matches:
+        pytest.skip("sample 04 not found")
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    path = folder / matches[0].name
+    shutil.copy2(matches[0], path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    ctx = make_app()
+    parts = mount(qtbot, ctx, path, keep_recent=2000)
+    plan = parts.controller.plan
+    rows = read_rows(path)
+    active = _active_path(rows)
+    first_kept = active.index(plan.first_kept_entry_id)
+    before = listing(folder)
+    with qtbot.waitSignal(parts.controller.audit_ready, timeout=60_000) as blocker:
+        parts.panel.run()
+    record = blocker.args[0]
+    assert listing(folder) == before
+    parts.panel._confirm_accept = lambda *_a: "successor"
+    with qtbot.waitSignal(parts.controller.accepted, timeout=60_000) as blocker:
+        parts.panel.accept_run()
+    result = blocker.args[0]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest  # original untouched
+    new_rows = read_rows(result.successor_path)
+    assert new_rows[-1]["type"] == "compaction" and new_rows[-1]["summary"] == record.result.summary
+    new_ids = {r.get("id") for r in new_rows}
+    # everything the original kept after the cut is in the successor
+    assert set(active[first_kept + 1:]) <= new_ids
+    successor = load_transcript(result.successor_path)
+    assert not [d for d in successor.diagnostics if d.severity == "error"]
+    qtbot.waitUntil(lambda: ctx.controller.path == result.successor_path, timeout=60_000)
+    settle(qtbot, ctx)
