@@ -190,14 +190,14 @@ def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
     s.assistant("ok")
     s.user("bye")
     path = s.write(tmp_path / "tiny.jsonl")
-    code = main(["compact", str(path), "--json"])
+    code = main(["compact", str(path), "--json", "--keep-recent", "0"])
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert code == 0 and out["tokens_after"] >= out["tokens_before"]
     assert any("saves nothing" in w for w in out["warnings"])
     assert "warning: the compacted context" in captured.err
     big = session(tmp_path)
-    code = main(["compact", str(big), "--json"])
+    code = main(["compact", str(big), "--json", "--keep-recent", "0"])
     out = json.loads(capsys.readouterr().out)
     assert out["tokens_after"] < out["tokens_before"] or any(
         "saves nothing" in w for w in out["warnings"])
@@ -206,7 +206,8 @@ def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
 def test_quality_retries_and_early_lock_refusal(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     """--quality-retries reaches the loop; a held lock is refused before any model call."""
     path = session(tmp_path)
-    assert main(["compact", str(path), "--quality-retries", "2", "--json"]) == 0
+    assert main(["compact", str(path), "--quality-retries", "2", "--json",
+                 "--keep-recent", "0"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert 1 <= out["audit"]["attempts"] <= 3
     assert 1 <= out["audit"]["kept_attempt"] <= out["audit"]["attempts"]

@@ -23,7 +23,8 @@ from .errors import ConfigError
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW", "DEFAULT_SETTINGS", "MIN_PROMPT_BUDGET_RATIO",
     "MIN_PROMPT_BUDGET_TOKENS", "MODEL_CONTEXT_WINDOWS", "CompactionSettings",
-    "context_window_for_model", "find_openclaw_config", "load_openclaw_settings",
+    "context_window_for_model", "find_openclaw_config", "known_context_window",
+    "load_openclaw_settings",
 ]
 
 #: Window assumed for a model nobody knows (pi's branch-summary default, OpenClaw's fallback).
@@ -128,11 +129,17 @@ def context_window_for_model(provider: str | None, model: str | None,
         if override <= 0:
             raise ConfigError(f"context window must be positive, got {override}")
         return override
+    known = known_context_window(provider, model)
+    return DEFAULT_CONTEXT_WINDOW if known is None else known
+
+
+def known_context_window(provider: str | None, model: str | None) -> int | None:
+    """The window the model table gives for ``model``, or None for a model it does not know."""
     name = (model or "").lower()
     for pattern, window in _MODEL_PATTERNS:
         if pattern.search(name):
             return window
-    return DEFAULT_CONTEXT_WINDOW
+    return None
 
 
 # --------------------------------------------------------------------------- openclaw.json

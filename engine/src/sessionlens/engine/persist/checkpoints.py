@@ -28,6 +28,7 @@ from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_
 
 __all__ = [
     "MAX_CHECKPOINTS", "CHECKPOINT_MARK", "Checkpoint", "PostCompaction", "checkpoint_name",
+    "checkpoint_path_for",
     "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint",
 ]
 
@@ -56,14 +57,21 @@ class PostCompaction:
     first_kept_entry_id: str
 
 
-def checkpoint_name(session_id: str) -> str:
-    return f"{session_id}{CHECKPOINT_MARK}{uuid.uuid4()}.jsonl"
+def checkpoint_name(session_id: str, checkpoint_id: str | None = None) -> str:
+    return f"{session_id}{CHECKPOINT_MARK}{checkpoint_id or uuid.uuid4()}.jsonl"
 
 
-def write_checkpoint(transcript: Transcript, data: bytes) -> Checkpoint:
+def checkpoint_path_for(transcript: Transcript, checkpoint_id: str) -> Path:
+    """Where the checkpoint copy of ``transcript`` with this id goes."""
+    sid = transcript.session_id or transcript.path.stem
+    return transcript.path.absolute().parent / checkpoint_name(sid, checkpoint_id)
+
+
+def write_checkpoint(transcript: Transcript, data: bytes,
+                     checkpoint_id: str | None = None) -> Checkpoint:
     """Keep ``data`` (the transcript's verified pre-compaction bytes) as a checkpoint copy."""
     sid = transcript.session_id or transcript.path.stem
-    target = transcript.path.absolute().parent / checkpoint_name(sid)
+    target = checkpoint_path_for(transcript, checkpoint_id or str(uuid.uuid4()))
     atomic_write_bytes(target, data, mode=file_mode(transcript.path), exclusive=True)
     return Checkpoint(target, sid, transcript.leaf_id)
 

@@ -33,15 +33,13 @@ from .lines import (
     entry_bytes,
     entry_line,
     header_line,
-    iso_timestamp,
-    new_entry_id,
-    new_session_id,
-    session_file_name,
 )
+from .names import WriteNames, choose_names
 
 __all__ = [
     "CompactionRecord", "WriteResult", "SuccessorContent", "build_compaction_entry",
     "build_successor", "appended_bytes", "iter_entry_lines", "require_writable", "PI_FORMATS",
+    "successor_kept_back",
     "STATE_ENTRY_TYPES",
 ]
 
@@ -72,6 +70,8 @@ class CompactionRecord:
     template: str = ""
     audit_passed: bool | None = None
     instructions: str = ""
+    #: Names of the audit checks the summary failed (empty when it passed or was not audited).
+    failed_checks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +115,8 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
         own["tokensAfter"] = record.tokens_after
     if record.instructions:
         own["instructions"] = record.instructions
+    if record.failed_checks:
+        own["auditFailed"] = list(record.failed_checks)
     return {
         "type": "compaction", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
         "summary": record.summary, "firstKeptEntryId": first_kept,
@@ -141,6 +143,30 @@ def require_writable(transcript: Transcript) -> None:
 
 # --------------------------------------------------------------------------- successor
 
+def successor_kept_back(transcript: Transcript, first_kept_entry_id: str | None) -> tuple[str, ...]:
+    """Summarized entries a successor keeps anyway: the last assistant message before the cut
+    and the tool results answering its calls (OpenClaw's fix for issue #76729), so replay
+    reads ``summary -> assistant -> user`` rather than a user turn with no reply. The first
+    of them becomes the written ``firstKeptEntryId``. Empty for a hard boundary. Pure."""
+    if first_kept_entry_id is None:
+        return ()
+    on_path = transcript.active_path
+    if first_kept_entry_id not in on_path:
+        raise PersistError(transcript.path, f"firstKeptEntryId {first_kept_entry_id} is not on "
+                           "the active branch; plan the compaction again")
+    before = on_path[:on_path.index(first_kept_entry_id)]
+    assistant = next((transcript.entry(i) for i in reversed(before)
+                      if transcript.entry(i).type == "message"
+                      and transcript.entry(i).role == "assistant"), None)
+    if assistant is None or assistant.message is None:
+        return ()
+    calls = {c.id for c in assistant.message.tool_calls}
+    at = before.index(assistant.id)
+    results = tuple(i for i in before[at + 1:] if (m := transcript.entry(i).message) is not None
+                    and m.role == "toolResult" and m.tool_call_id in calls)
+    return (assistant.id, *results)
+
+
 def _removed_ids(transcript: Transcript, record: CompactionRecord) -> tuple[set[str], str]:
     """Entries a successor leaves out, and the ``firstKeptEntryId`` it will carry.
 
@@ -150,27 +176,11 @@ def _removed_ids(transcript: Transcript, record: CompactionRecord) -> tuple[set[
     """
     on_path = transcript.active_path
     fk = record.first_kept_entry_id
-    if fk is None:
-        cut = len(on_path)
-    elif fk in on_path:
-        cut = on_path.index(fk)
-    else:
-        raise PersistError(transcript.path, f"firstKeptEntryId {fk} is not on the active "
-                           "branch; plan the compaction again")
+    kept_back = successor_kept_back(transcript, fk)
+    cut = len(on_path) if fk is None else on_path.index(fk)
     before = on_path[:cut]
-    removed = {i for i in before if transcript.entry(i).type == "message"}
-    first_kept = fk or ""
-    if fk is not None:
-        kept_assistant = next((transcript.entry(i) for i in reversed(before)
-                               if i in removed and transcript.entry(i).role == "assistant"), None)
-        if kept_assistant is not None and kept_assistant.message is not None:
-            calls = {c.id for c in kept_assistant.message.tool_calls}
-            removed.discard(kept_assistant.id)
-            for i in list(removed):
-                msg = transcript.entry(i).message
-                if msg is not None and msg.role == "toolResult" and msg.tool_call_id in calls:
-                    removed.discard(i)
-            first_kept = kept_assistant.id
+    removed = {i for i in before if transcript.entry(i).type == "message"} - set(kept_back)
+    first_kept = kept_back[0] if kept_back else (fk or "")
     for etype in STATE_ENTRY_TYPES:
         same = [i for i in on_path if transcript.entry(i).type == etype]
         removed.update(same[:-1])
@@ -276,7 +286,8 @@ def _resolve(parents: dict[str, str | None], transcript: Transcript,
 
 
 def build_successor(transcript: Transcript, data: bytes, record: CompactionRecord, *,
-                    now: datetime | None = None) -> SuccessorContent:
+                    now: datetime | None = None, names: WriteNames | None = None
+                    ) -> SuccessorContent:
     """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
     require_writable(transcript)
     assert transcript.header is not None
@@ -284,28 +295,29 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
     parents = _new_parents(transcript, removed)
     leaf = _resolve(parents, transcript, transcript.leaf_id)
     order = _depth_first(parents, leaf)
-    stamp = iso_timestamp(now)
-    session_id = new_session_id()
+    names = names or choose_names(transcript, now)
+    stamp, session_id = names.timestamp, names.session_id
     cwd = transcript.header.cwd or str(transcript.path.absolute().parent)
     lines = [header_line(session_id, stamp, cwd, str(transcript.path.absolute()))]
     for eid in order:
         e = transcript.entry(eid)
         raw = entry_bytes(data, e)
         lines.append(entry_line(raw, e, transcript.format, parent_id=parents[eid]))
-    comp_id = new_entry_id(transcript.index.keys())
+    comp_id = names.compaction_entry_id
     if record.first_kept_entry_id is None:
         first_kept = comp_id
     entry = build_compaction_entry(record, entry_id=comp_id, parent_id=leaf, timestamp=stamp,
                                    first_kept_entry_id=first_kept)
     lines.append(dump_line(entry))
-    return SuccessorContent(session_file_name(stamp, session_id), session_id, tuple(lines),
+    return SuccessorContent(names.successor_file_name, session_id, tuple(lines),
                             comp_id, first_kept, frozenset(removed))
 
 
 # --------------------------------------------------------------------------- append
 
 def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord, *,
-                   now: datetime | None = None) -> tuple[bytes, str, str]:
+                   now: datetime | None = None, names: WriteNames | None = None
+                   ) -> tuple[bytes, str, str]:
     """The original's bytes with the compaction appended: (new bytes, entry id, firstKept).
 
     v1 files are refused: pi re-migrates a v1 file on every load with fresh ids, so an
@@ -315,10 +327,11 @@ def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord
     if transcript.format == "pi-v1":
         raise PersistError(transcript.path, "cannot append to a v1 (pi legacy) transcript: "
                            "its ids are re-generated on every load; write a successor")
-    comp_id = new_entry_id(transcript.index.keys())
+    names = names or choose_names(transcript, now)
+    comp_id = names.compaction_entry_id
     first_kept = record.first_kept_entry_id or comp_id
     entry = build_compaction_entry(record, entry_id=comp_id, parent_id=transcript.leaf_id,
-                                   timestamp=iso_timestamp(now), first_kept_entry_id=first_kept)
+                                   timestamp=names.timestamp, first_kept_entry_id=first_kept)
     sep = b"" if not data or data.endswith(b"\n") else b"\n"
     return data + sep + dump_line(entry) + b"\n", comp_id, first_kept
 

@@ -42,6 +42,7 @@ from .guard import (
     read_lock,
     read_unchanged_bytes,
 )
+from .names import WriteNames, choose_names
 from .store_write import find_store, update_store
 from .successor import (
     CompactionRecord,
@@ -63,9 +64,9 @@ WRITE_MODES: tuple[WriteMode, ...] = ("successor", "append")
 
 
 def _prepare_successor(transcript: Transcript, data: bytes, record: CompactionRecord,
-                       now: datetime | None) -> tuple[PostCompaction, Callable[[], object]]:
+                       names: WriteNames) -> tuple[PostCompaction, Callable[[], object]]:
     """Build the successor in memory (every refusal happens here, before any write)."""
-    content = build_successor(transcript, data, record, now=now)
+    content = build_successor(transcript, data, record, names=names)
     target = transcript.path.absolute().parent / content.file_name
     post = PostCompaction(content.session_id, target, content.compaction_entry_id,
                           content.first_kept_entry_id)
@@ -74,8 +75,8 @@ def _prepare_successor(transcript: Transcript, data: bytes, record: CompactionRe
 
 
 def _prepare_append(transcript: Transcript, data: bytes, record: CompactionRecord,
-                    now: datetime | None) -> tuple[PostCompaction, Callable[[], object]]:
-    new_bytes, comp_id, first_kept = appended_bytes(transcript, data, record, now=now)
+                    names: WriteNames) -> tuple[PostCompaction, Callable[[], object]]:
+    new_bytes, comp_id, first_kept = appended_bytes(transcript, data, record, names=names)
     post = PostCompaction(transcript.session_id or "", transcript.path, comp_id, first_kept)
 
     def write() -> None:
@@ -91,7 +92,7 @@ def _prepare_append(transcript: Transcript, data: bytes, record: CompactionRecor
     return post, write
 
 
-Prepare = Callable[[Transcript, bytes, CompactionRecord, datetime | None],
+Prepare = Callable[[Transcript, bytes, CompactionRecord, WriteNames],
                    tuple[PostCompaction, Callable[[], object]]]
 
 
@@ -101,7 +102,7 @@ def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: 
     require_writable(transcript)
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
-        post, write = prepare(transcript, data, compaction, now)
+        post, write = prepare(transcript, data, compaction, choose_names(transcript, now))
         write()
     return post
 
@@ -128,7 +129,7 @@ def append_compaction(transcript: Transcript, compaction: CompactionRecord, *,
 def write_compaction(transcript: Transcript, record: CompactionRecord,
                      mode: WriteMode = "successor", *, now: datetime | None = None,
                      store_path: Path | None | Literal["auto"] = "auto",
-                     sha256: str | None = None) -> WriteResult:
+                     sha256: str | None = None, names: WriteNames | None = None) -> WriteResult:
     """Checkpoint + successor (or append) + session store, all or nothing as far as possible.
 
     ``store_path="auto"`` uses the ``sessions.json`` beside the transcript when there is one;
@@ -145,9 +146,10 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
         prepare = _prepare_successor if mode == "successor" else _prepare_append
-        post, write_main = prepare(transcript, data, record, now)
+        names = names or choose_names(transcript, now)
+        post, write_main = prepare(transcript, data, record, names)
         try:
-            checkpoint = write_checkpoint(transcript, data)
+            checkpoint = write_checkpoint(transcript, data, names.checkpoint_id)
             created.append(checkpoint.path)
             if mode == "successor":
                 write_main()

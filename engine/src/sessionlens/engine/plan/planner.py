@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from sessionlens.engine.errors import PlanError
+from sessionlens.engine.errors import NothingToCompact, PlanError
 from sessionlens.engine.model import Entry, FileOps, SessionHeader, Transcript
 from sessionlens.engine.settings import CompactionSettings, context_window_for_model
 from sessionlens.engine.tokens.counts import TokenReport, estimate_entry_tokens
@@ -55,7 +55,8 @@ class CompactionPlan:
 
     #: The threshold rule says compact now (enabled and context_tokens > threshold).
     should_compact: bool
-    #: Reported context (last valid usage plus estimates after it), else the estimate.
+    #: The context the threshold is checked against: the last valid reported usage plus pi
+    #: estimates of what came after it, else the estimate (equals ``tokens_before``).
     context_tokens: int
     context_window: int
     #: context_window - reserve (OpenClaw: reserveTokens raised to the capped floor).
@@ -234,14 +235,14 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     where = transcript.path
     path = transcript.path_entries()
     if not path:
-        raise PlanError(f"{where}: Nothing to compact: the active path is empty")
+        raise NothingToCompact(f"{where}: Nothing to compact: the active path is empty")
     if path[-1].type == "compaction":
-        raise PlanError(f"{where}: Already compacted: the last entry on the active path is "
+        raise NothingToCompact(f"{where}: Already compacted: the last entry on the active path is "
                         "a compaction")
     start, boundary = region_bounds(path)
     end = len(path)
     if not any(is_message_entry(path[i]) for i in range(start, end)):
-        raise PlanError(f"{where}: Nothing to compact: no messages after the previous compaction")
+        raise NothingToCompact(f"{where}: Nothing to compact: no messages after the previous compaction")
     boundary_entry = path[boundary] if boundary is not None else None
     previous = boundary_entry if boundary_entry is not None and (
         boundary_entry.type == "compaction") else None
@@ -259,14 +260,15 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     summarized = path[start:history_end]
     prefix = path[history_end:first]
     if not any(is_message_entry(e) for e in (*summarized, *prefix)):
-        raise PlanError(f"{where}: Nothing to compact: the whole region is kept ({cut.reason})")
+        raise NothingToCompact(f"{where}: Nothing to compact: the whole region is kept ({cut.reason})")
 
     window = context_window_of(path, settings, transcript.header)
     reserve = settings.reserve_for(window)
     summary_tokens = estimate_tokens_from_chars(len(previous.summary or "")) if previous is not None else 0
     tokens_before = estimate_context_tokens(path[start:], estimates[start:], summary_tokens)
-    reported = tokens.reported_context if tokens is not None else None
-    context_tokens = reported if reported is not None else tokens_before
+    # what the threshold is checked against: the last valid usage plus the estimates after
+    # it (pi ``estimateContextTokens``), the same with or without an exact token count
+    context_tokens = tokens_before
     threshold = settings.threshold(window)
     kept_tokens = sum(estimates[first:end])
     summary_budget = math.floor(0.8 * reserve)
