@@ -21,12 +21,15 @@ from .compaction import (
     CompactionOptions,
     CompactionOutcome,
     compaction_record,
+    prepare_write,
     run_compaction,
     tokens_after,
+    write_prepared,
 )
 from .contract.templates import IDENTIFIER_POLICIES, IdentifierPolicy
 from .errors import (
     AuditError,
+    AuditGateError,
     ConfigError,
     ContextOverflowError,
     ExportError,
@@ -35,6 +38,7 @@ from .errors import (
     LoadError,
     LockHeldError,
     NotATranscriptError,
+    NothingToCompact,
     PersistError,
     PlanError,
     ProviderAuthError,
@@ -60,12 +64,25 @@ from .lineage.graph import Lineage, LineageNode, build_lineage
 from .load.reader import load_transcript
 from .load.tree import build_transcript, children_of
 from .model import Diagnostic, Entry, ImageBlock, Transcript
-from .persist.checkpoints import CHECKPOINT_MARK, restore_checkpoint
+from .opened import (
+    FIGURE_LABELS,
+    Figures,
+    OpenedTranscript,
+    Overrides,
+    ResolvedSettings,
+    Setting,
+    config_for,
+    open_transcript,
+    resolve_settings,
+)
+from .persist.checkpoints import CHECKPOINT_MARK, RestorePlan, plan_restore, restore_checkpoint
+from .persist.dry_run import PlannedFile, WritePlan
 from .persist.store_write import find_store
 from .persist.successor import CompactionRecord, WriteResult, require_writable
 from .persist.writer import WRITE_MODES, WriteMode, write_compaction
 from .plan.overflow import is_context_overflow
 from .plan.planner import CompactionPlan, plan_compaction
+from .plan.rerun import plan_rerun
 from .secrets import find_secrets, redact
 from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
 from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
@@ -81,6 +98,7 @@ from .summarize.providers.base import (
     ProviderKind,
     ProviderProfile,
 )
+from .summarize.providers.keys import keyring_available, store_api_key
 from .summarize.providers.offline import OfflineProvider
 from .summarize.providers.retry import RetryPolicy
 from .summarize.runner import (
@@ -97,13 +115,17 @@ from .tokens.tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
 
 __all__ = [
     # errors
-    "AuditError", "ConfigError", "ContextOverflowError", "ExportError", "FileChangedError",
-    "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError", "PersistError",
+    "AuditError", "AuditGateError", "ConfigError", "ContextOverflowError", "ExportError", "FileChangedError",
+    "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError", "NothingToCompact",
+    "PersistError",
     "PlanError", "ProviderAuthError", "ProviderError", "ProviderTimeoutError",
     "ProviderUnavailableError", "SessionLensError", "SummarizationCancelled",
     # model and settings
     "CompactionSettings", "DEFAULT_SETTINGS", "Diagnostic", "Entry", "ImageBlock", "Transcript",
     "context_window_for_model",
+    # one opened transcript: settings resolved once, figures named once
+    "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
+    "config_for", "open_transcript", "resolve_settings",
     # load, sessions
     "SessionInfo", "build_transcript", "children_of", "default_session_dirs",
     "discover_sessions", "load_transcript",
@@ -111,22 +133,23 @@ __all__ = [
     "CHARS_PER_TOKEN", "ContextPoint", "ENCODING_NAMES", "EntryTokens", "TokenReport",
     "context_series", "count_tokens", "ensure_tiktoken_data", "get_encoding",
     # plan
-    "CompactionPlan", "is_context_overflow", "plan_compaction",
+    "CompactionPlan", "is_context_overflow", "plan_compaction", "plan_rerun",
     # summarize
     "ChatMessage", "Completion", "CompletionRequest", "DeltaCallback", "IDENTIFIER_POLICIES",
     "IdentifierPolicy", "PROVIDER_KINDS", "ProviderKind",
     "OFFLINE_PROFILE", "OfflineProvider", "OutboundPrompt", "ProgressEvent", "Provider",
     "ProviderProfile", "RetryPolicy", "SummaryResult", "TEMPLATES", "build_provider",
-    "find_secrets", "preview_prompts", "redact", "serialize_entries", "summarize_plan",
+    "find_secrets", "keyring_available", "preview_prompts", "redact", "serialize_entries",
+    "store_api_key", "summarize_plan",
     # audit
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack",
     # the compaction run
-    "CompactionOptions", "CompactionOutcome", "compaction_record", "run_compaction",
-    "tokens_after",
+    "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",
+    "prepare_write", "run_compaction", "tokens_after", "write_prepared",
     # persist
     "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
-    "require_writable", "restore_checkpoint", "write_compaction",
+    "require_writable", "restore_checkpoint", "RestorePlan", "plan_restore", "write_compaction",
     # export
     "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
     # lineage

@@ -132,13 +132,10 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
     from .theme import apply_theme
 
     c, prefs, paths = ctx.controller, ctx.prefs, ctx.paths
-    dlg = SettingsDialog(c.settings, c.encoding, prefs.theme(), load_profiles(paths.profiles_file), parent)
+    dlg = SettingsDialog(c.overrides, c.settings, c.encoding, prefs.theme(),
+                         load_profiles(paths.profiles_file), parent)
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return
-    s = dlg.result_settings()
-    prefs.set_compaction_overrides({"context_window": s.context_window,
-                                    "reserve_tokens": s.reserve_tokens,
-                                    "keep_recent_tokens": s.keep_recent_tokens})
     prefs.set_encoding(dlg.result_encoding())
     prefs.set_theme(dlg.result_theme())
     save_profiles(paths.profiles_file, dlg.result_profiles())
@@ -146,7 +143,7 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
     if ctx.window is not None:
         ctx.window.tokens.apply_theme(dark)
         ctx.window.message.render_entry()
-    c.apply_settings(s, dlg.result_encoding())
+    c.apply_overrides(dlg.result_overrides(), dlg.result_encoding())
 
 
 def initial_file(args: argparse.Namespace, ctx: AppContext) -> Path:

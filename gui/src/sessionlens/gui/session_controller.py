@@ -4,11 +4,15 @@ Views get this object injected and never call the engine themselves. Every engin
 that can take time goes through ``TaskRunner`` (load, count, plan, row building, filter,
 discovery); results arrive here on the UI thread and are re-announced as signals.
 The chain after opening a file is: load -> rows -> count tokens -> plan -> ``settled``.
+
+One truth: on load the engine resolves the compaction settings once (``resolve_settings``:
+the app's overrides, the ``openclaw.json`` that governs the file, the transcript's model),
+and the one plan and its ``Figures`` are computed from them. Every widget that shows the
+window, threshold, tokens before or predicted after reads ``resolved`` and ``figures`` here.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,15 +26,19 @@ from sessionlens.engine import (
     CompactionPlan,
     CompactionSettings,
     ContextPoint,
+    Figures,
+    OpenedTranscript,
+    Overrides,
+    ResolvedSettings,
     TokenReport,
     analyze_compactions,
+    config_for,
     context_series,
-    context_window_for_model,
     count_tokens,
     default_session_dirs,
     discover_sessions,
     load_transcript,
-    plan_compaction,
+    resolve_settings,
 )
 
 if TYPE_CHECKING:
@@ -52,6 +60,8 @@ class LoadedSession:
     """What the load job hands back: the transcript and its list-mode rows."""
 
     transcript: Transcript
+    #: The openclaw.json settings that govern the file (read on the worker, with the load).
+    config: CompactionSettings
     rows: tuple[TimelineRow, ...]
     #: entry id -> position on the active path (the charts' x axis)
     path_pos: dict[str, int]
@@ -92,7 +102,7 @@ class SessionController(QObject):
     entry_selected = Signal(str)
     sessions_ready = Signal(object)           # list[SessionInfo]
     sessions_failed = Signal(str)
-    settings_changed = Signal(object)         # CompactionSettings
+    settings_changed = Signal(object)         # ResolvedSettings
     failed = Signal(str)
     settled = Signal()                        # load, count and plan are all done
 
@@ -107,11 +117,16 @@ class SessionController(QObject):
         self.row_filter = RowFilter()
         self.tokens: TokenView | None = None
         self.plan: CompactionPlan | None = None
+        self.figures: Figures | None = None
         self.auto_plan: CompactionPlan | None = None
+        self.auto_figures: Figures | None = None
+        #: The open transcript with its settings resolved once (None until a file loads).
+        self.opened: OpenedTranscript | None = None
+        self._config: CompactionSettings = DEFAULT_SETTINGS
         self.cut_entry_id: str | None = None
         self.selected_id: str | None = None
         self.encoding = prefs.encoding()
-        self.settings = self._settings_from_prefs()
+        self.overrides = self._overrides_from_prefs()
         self._load_handle: TaskHandle | None = None
         self._busy = False
         self._watcher = QFileSystemWatcher(self)
@@ -123,40 +138,53 @@ class SessionController(QObject):
         self._step_timer.timeout.connect(self._run_next_step)
 
     # settings -------------------------------------------------------------------------------
-    def _settings_from_prefs(self) -> CompactionSettings:
+    def _overrides_from_prefs(self) -> Overrides:
         o = self._prefs.compaction_overrides()
-        return dataclasses.replace(
-            DEFAULT_SETTINGS,
-            context_window=o.get("context_window", DEFAULT_SETTINGS.context_window),
-            reserve_tokens=o.get("reserve_tokens", DEFAULT_SETTINGS.reserve_tokens),
-            keep_recent_tokens=o.get("keep_recent_tokens", DEFAULT_SETTINGS.keep_recent_tokens))
+        return Overrides(context_window=o.get("context_window"),
+                         reserve_tokens=o.get("reserve_tokens"),
+                         keep_recent_tokens=o.get("keep_recent_tokens"), origin="app settings")
 
-    def apply_settings(self, settings: CompactionSettings, encoding: str) -> None:
-        """Use new compaction settings / tokenizer: recount if needed, then re-plan."""
-        recount = encoding != self.encoding
-        self.settings, self.encoding = settings, encoding
-        self.settings_changed.emit(settings)
-        if self.transcript is None:
+    @property
+    def resolved(self) -> ResolvedSettings | None:
+        return self.opened.resolved if self.opened is not None else None
+
+    @property
+    def settings(self) -> CompactionSettings:
+        """The complete settings plans use (the resolved ones once a file is open)."""
+        r = self.resolved
+        return r.settings if r is not None else DEFAULT_SETTINGS
+
+    def apply_overrides(self, overrides: Overrides, encoding: str | None = None) -> None:
+        """Use the user's new settings (and tokenizer): resolve again, recount if needed, re-plan.
+
+        The one place keep-recent, reserve and the window are set: the settings dialog and
+        the compaction panel both come here, and both store them in the app's prefs."""
+        self._prefs.set_compaction_overrides({"context_window": overrides.context_window,
+                                              "reserve_tokens": overrides.reserve_tokens,
+                                              "keep_recent_tokens": overrides.keep_recent_tokens})
+        recount = encoding is not None and encoding != self.encoding
+        self.overrides = overrides
+        if encoding is not None:
+            self.encoding = encoding
+        t = self.transcript
+        if t is None or self.opened is None:
             return
+        self.opened = OpenedTranscript(t, resolve_settings(t, overrides, self._config),
+                                       self.opened.tokens)
+        self.settings_changed.emit(self.opened.resolved)
         if recount:
-            self._start_count(self.transcript)
+            self._start_count(t)
         else:
-            self._start_plan(self.transcript, None, auto=True)
+            self._start_plan(t, self.cut_entry_id, auto=self.cut_entry_id is None)
 
     def context_window(self) -> int:
-        """The window the chart draws: the plan's, else the settings', else the model's."""
-        if self.plan is not None:
-            return int(self.plan.context_window)
-        if self.settings.context_window:
-            return int(self.settings.context_window)
-        h = self.transcript.header if self.transcript is not None else None
-        return int(context_window_for_model(h.provider if h else None, h.model_id if h else None))
+        """The resolved window of the open transcript (every widget draws this one)."""
+        r = self.resolved
+        return r.window if r is not None else int(self.overrides.context_window or 0)
 
     def threshold(self) -> int:
-        """Where compaction fires: the plan's threshold, else the settings' for the window."""
-        if self.plan is not None:
-            return int(self.plan.threshold)
-        return int(self.settings.threshold(self.context_window()))
+        r = self.resolved
+        return r.threshold if r is not None else 0
 
     # opening --------------------------------------------------------------------------------
     @property
@@ -178,13 +206,15 @@ class SessionController(QObject):
             self._load_handle.cancel()
         self._set_busy(True)
         self.progress.emit("load", 0, 0)
-        window = self.settings.context_window
+        window = self.overrides.context_window
         keep = self.selected_id if keep_selection else None
 
         def job(report: Progress, cancelled: CancelCheck) -> LoadedSession:
             t = load_transcript(path, on_progress=report, cancel=cancelled)
-            rows = build_rows(t, context_window=window, cancel=cancelled)
-            return LoadedSession(t, rows, {eid: n for n, eid in enumerate(t.active_path)})
+            config = config_for(t.path)
+            rows = build_rows(t, context_window=window or resolve_settings(
+                t, self.overrides, config).window, cancel=cancelled)
+            return LoadedSession(t, config, rows, {eid: n for n, eid in enumerate(t.active_path)})
 
         self._load_handle = self._tasks.run(
             job, on_done=lambda r: self._on_loaded(r, keep), on_error=self._on_error,
@@ -209,8 +239,11 @@ class SessionController(QObject):
         t = result.transcript
         old = self.path
         self.transcript, self.rows = t, result.rows
+        self._config = result.config
+        self.opened = OpenedTranscript(t, resolve_settings(t, self.overrides, result.config))
         self.path_pos = result.path_pos
         self.tokens = self.plan = self.auto_plan = None
+        self.figures = self.auto_figures = None
         self.cut_entry_id = None
         self.tree_mode = False
         if old is not None and old != t.path and str(old) in self._watcher.files():
@@ -220,6 +253,7 @@ class SessionController(QObject):
         self._prefs.add_recent(t.path)
         self._prefs.set_last_session(t.path)
         self.loaded.emit(t)
+        self.settings_changed.emit(self.opened.resolved)
         self.rows_changed.emit(self.rows, None)
         if not self.row_filter.is_empty:
             self.set_filter(self.row_filter)
@@ -272,6 +306,8 @@ class SessionController(QObject):
         if t is not self.transcript:
             return
         self.tokens = view
+        if self.opened is not None:
+            self.opened = self.opened.with_tokens(view.report)
         self.tokens_ready.emit(view)
         self._after_paint(lambda: self._plan_if_current(t))
 
@@ -280,22 +316,25 @@ class SessionController(QObject):
             self._start_plan(t, None, auto=True)
 
     def _start_plan(self, t: Transcript, cut: str | None, *, auto: bool) -> None:
-        settings = self.settings
-        report = self.tokens.report if self.tokens is not None else None
+        opened = self.opened
+        if opened is None:
+            return
         self.progress.emit("plan", 0, 0)
 
-        def job(_r: Progress, _c: CancelCheck) -> CompactionPlan:
-            return plan_compaction(t, settings, tokens=report, cut_entry_id=cut)
+        def job(_r: Progress, _c: CancelCheck) -> tuple[CompactionPlan, Figures]:
+            plan = opened.plan(cut_entry_id=cut)
+            return plan, opened.figures(plan)
 
-        self._tasks.run(job, on_done=lambda p: self._on_planned(t, p, auto),
+        self._tasks.run(job, on_done=lambda pf: self._on_planned(t, pf[0], pf[1], auto),
                         on_error=lambda exc: self._on_plan_error(exc, auto), group="plan")
 
-    def _on_planned(self, t: Transcript, plan: CompactionPlan, auto: bool) -> None:
+    def _on_planned(self, t: Transcript, plan: CompactionPlan, figures: Figures,
+                    auto: bool) -> None:
         if t is not self.transcript:
             return
         if auto:
-            self.auto_plan = plan
-        self.plan = plan
+            self.auto_plan, self.auto_figures = plan, figures
+        self.plan, self.figures = plan, figures
         self.plan_ready.emit(plan)
         self._finish()
 
@@ -303,6 +342,7 @@ class SessionController(QObject):
         """No plan for this cut: a user cut keeps the last plan on screen, an automatic one clears."""
         if auto:
             self.plan = self.auto_plan = None
+            self.figures = self.auto_figures = None
         self.plan_failed.emit(describe_error(exc))
         self._finish()
 
@@ -317,7 +357,7 @@ class SessionController(QObject):
             return
         self.cut_entry_id = entry_id
         if entry_id is None and self.auto_plan is not None:
-            self.plan = self.auto_plan
+            self.plan, self.figures = self.auto_plan, self.auto_figures
             self.plan_ready.emit(self.auto_plan)
             return
         self._start_plan(self.transcript, entry_id, auto=False)
@@ -349,7 +389,7 @@ class SessionController(QObject):
         if t is None or tree == self.tree_mode:
             return
         self.tree_mode = tree
-        window = self.settings.context_window
+        window = self.context_window() or None
 
         def job(_r: Progress, cancelled: CancelCheck) -> tuple[TimelineRow, ...]:
             return build_rows(t, tree=tree, context_window=window, cancel=cancelled)

@@ -29,7 +29,8 @@ from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_
 __all__ = [
     "MAX_CHECKPOINTS", "CHECKPOINT_MARK", "Checkpoint", "PostCompaction", "checkpoint_name",
     "checkpoint_path_for",
-    "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint",
+    "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint", "RestorePlan",
+    "plan_restore",
 ]
 
 #: OpenClaw keeps this many checkpoint records per session (oldest trimmed first).
@@ -128,8 +129,42 @@ def checkpoint_store_edit(store: Mapping[str, Any], transcript: Transcript,
     return edits
 
 
+@dataclass(frozen=True, slots=True)
+class RestorePlan:
+    """A restore's dry run: the file it will create (its real name) and what it will hold."""
+
+    source: Path
+    target: Path
+    timestamp: str
+    session_id: str
+    entries: int
+    leaf_id: str | None
+    #: The ``sessions.json`` a repointing restore will update, if any record matches.
+    store_path: Path | None
+
+
+def plan_restore(checkpoint_path: Path | str, *, now: datetime | None = None,
+                 repoint: Path | str | None = None) -> RestorePlan:
+    """What ``restore_checkpoint`` will write, with the names it will use (nothing written).
+
+    Raises ``PersistError`` where the restore would refuse (a format SessionLens does not
+    write, a checkpoint with no entries)."""
+    from sessionlens.engine.load.reader import load_transcript  # heavy: import on use
+
+    source = Path(checkpoint_path).absolute()
+    transcript = load_transcript(source)
+    require_writable(transcript)
+    if not transcript.entries:
+        raise PersistError(source, "the checkpoint holds no entries to restore")
+    stamp, sid = iso_timestamp(now), new_session_id()
+    store = find_store(source.parent) if repoint is not None else None
+    return RestorePlan(source, source.parent / session_file_name(stamp, sid), stamp, sid,
+                       len(transcript.entries), transcript.leaf_id, store)
+
+
 def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = None,
-                       repoint: Path | str | None = None) -> WriteResult:
+                       repoint: Path | str | None = None,
+                       planned: RestorePlan | None = None) -> WriteResult:
     """Fork a checkpoint (or any pi/OpenClaw transcript) into a new transcript beside it.
 
     The new file's header names the checkpoint as ``parentSession``; its entries are the
@@ -151,8 +186,8 @@ def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = No
     if not transcript.entries:
         raise PersistError(source, "the checkpoint holds no entries to restore")
     data = read_unchanged_bytes(transcript)
-    stamp = iso_timestamp(now)
-    sid = new_session_id()
+    stamp = planned.timestamp if planned is not None else iso_timestamp(now)
+    sid = planned.session_id if planned is not None else new_session_id()
     cwd = transcript.header.cwd or str(source.parent)
     head = header_line(sid, stamp, cwd, str(source))
     target = source.parent / session_file_name(stamp, sid)
