@@ -13,6 +13,12 @@ from typing import Any
 
 from sessionlens.engine.cli.args import non_negative_int, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines
+from sessionlens.engine.cli.trigger_views import (
+    add_trigger_arguments,
+    trigger_json,
+    trigger_lines,
+    trigger_settings,
+)
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.plan.cutpoints import CUT_RULES
 from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
@@ -37,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--manual", action="store_true",
                    help="plan a manual /compact (without --keep-recent: nothing is kept)")
     p.add_argument("--rule", choices=CUT_RULES, help="cut rule (default openclaw-2026)")
+    add_trigger_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -78,6 +85,7 @@ def _human(path: Path, s: dict[str, Any]) -> list[str]:
         f"{path}",
         f"  context       {s['context_tokens']:,} of {s['context_window']:,} tokens, threshold "
         f"{s['threshold']:,} -> {'compact now' if s['should_compact'] else 'no compaction due'}",
+        *(trigger_lines(s) if "trigger" in s else []),
         f"  cut           first kept {kept}  ({s['cut_rule']}, keep {s['keep_recent_tokens']:,})",
         f"                {s['cut_reason']}",
         f"  summarize     {len(s['summarize_entry_ids']):,} entries in {len(s['chunks'])} chunk(s)"
@@ -110,10 +118,12 @@ def run(args: argparse.Namespace) -> int:
         changes["context_window"] = args.context_window
     if changes:
         settings = replace(settings, **changes)
+    settings = trigger_settings(settings, args)
     transcript = load_transcript(args.file)
     plan = plan_compaction(transcript, settings, cut_entry_id=args.cut, manual=args.manual,
                            keep_recent_tokens=args.keep_recent, cut_rule=args.rule)
     summary = plan_summary(plan)
+    summary.update(trigger_json(transcript, plan, settings, args.prune_keep_turns))
     if args.json:
         emit_json(summary)
     else:
