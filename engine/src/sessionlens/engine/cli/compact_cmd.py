@@ -26,6 +26,8 @@ from sessionlens.engine.compaction import (
 )
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
+from sessionlens.engine.persist.successor import planned_retry_copies
 from sessionlens.engine.persist.writer import check_lock, write_compaction
 from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.settings import DEFAULT_SETTINGS
@@ -82,6 +84,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--write", choices=("none", "successor", "append"), default="none",
                    help="none (default): print only; successor: new file + checkpoint; "
                         "append: add the compaction to FILE itself")
+    p.add_argument("--keep-retry-copies", action="store_true",
+                   help="successor: keep the unanswered copies of a prompt resent within "
+                        f"{RETRY_WINDOW_MS // 1000} s (a retry storm); by default they are "
+                        "left out")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -167,8 +173,12 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     result, report, tokens_after = outcome.result, outcome.audit, outcome.tokens_after
-    written = [] if args.write == "none" else [
-        str(p) for p in write_compaction(transcript, compaction_record(outcome), args.write).written]
+    record = replace(compaction_record(outcome), drop_retry_copies=not args.keep_retry_copies)
+    result_w = None if args.write == "none" else write_compaction(transcript, record, args.write)
+    written = [] if result_w is None else [str(p) for p in result_w.written]
+    # written: what the successor left out; --write none: what a successor would leave out
+    dropped = (result_w.dropped_retry_copies if result_w is not None
+               else planned_retry_copies(transcript, record))
     warnings = list(result.warnings)
     if tokens_after >= plan.tokens_before:
         warnings.append(f"the compacted context (~{tokens_after:,} tokens) is not smaller than "
@@ -184,6 +194,10 @@ def run(args: argparse.Namespace) -> int:
         "tokens_before": plan.tokens_before,
         "tokens_after": tokens_after,
         "written": written,
+        "dropped_retry_copies": [
+            {"entry_id": c.entry_id, "line": c.line, "kept_entry_id": c.kept_entry_id,
+             "reply_entry_ids": list(c.reply_entry_ids), "outcome": c.outcome,
+             "gap_ms": c.gap_ms, "chars": c.chars, "preview": c.preview} for c in dropped],
         "provider": result.provider, "model": result.model, "template": result.template,
         "identifier_policy": result.identifier_policy, "chunks": result.chunks,
         "stages": result.stages, "attempts": result.attempts,
@@ -203,5 +217,11 @@ def run(args: argparse.Namespace) -> int:
     lines.append(f"tokens: {plan.tokens_before:,} -> about {tokens_after:,}  "
                  f"(first kept {plan.first_kept_entry_id or 'nothing: hard boundary'})")
     lines.append("written: " + (", ".join(written) if written else "nothing (--write none)"))
+    if dropped:
+        verb = "left out" if result_w is not None else "a successor would leave out"
+        lines.append(f"retry storm: {verb} {len(dropped)} unanswered cop"
+                     f"{'y' if len(dropped) == 1 else 'ies'} ("
+                     + ", ".join(f"{c.entry_id} {c.outcome}" for c in dropped)
+                     + "; --keep-retry-copies keeps them)")
     emit_lines(lines)
     return 0
