@@ -224,3 +224,14 @@ def test_real_sample_03_never_flushed(samples_dir: Path) -> None:
     triggers = {c.compaction_trigger for c in r.cycles}
     assert "overflow-retry" in triggers  # the sample's overflow compaction
     assert all(c.status != "ran" for c in r.cycles)
+
+
+def test_other_agents_have_no_flush_to_miss() -> None:
+    b = TranscriptBuilder()
+    _turn(b, 37_000)
+    _turn(b, 41_000)
+    b.compaction("sum")
+    for fmt in ("claude-code", "codex", "pi-v1"):
+        r = analyze_memory_flush(replace(b.build(), format=fmt), CFG)  # type: ignore[arg-type]
+        assert [(c.status, c.reason) for c in r.cycles] == [("skipped", "not-openclaw")]
+        assert r.pattern is None

@@ -6,7 +6,8 @@ transcript has reached ``forceFlushTranscriptBytes``). Users lose memories when 
 the context jumped past both thresholds in one turn so the compaction came first, the flush
 never ran at all, or a counter bug made it skip every other cycle (OpenClaw #12590: a flush
 whose turn also compacted stamped the new cycle as flushed). It is skipped on purpose when
-disabled, on CLI backends and in read-only sandboxes.
+disabled, on CLI backends and in read-only sandboxes, and there is none outside OpenClaw
+(pi's own v1/v2 files, Claude Code, Codex).
 
 Each cycle (the stretch of the active path that ends with a compaction, plus the open one
 after the last) gets a verdict: ``ran``, ``skipped`` (and why), ``missed`` (and how), or for
@@ -41,12 +42,14 @@ __all__ = ["CLI_PROVIDER_SUFFIX", "FLUSH_REASON_TEXT", "FlushCycle", "FlushPatte
            "flush_threshold"]
 
 FlushStatus = Literal["ran", "skipped", "missed", "due", "not-due"]
-FlushReason = Literal["disabled", "cli-backend", "read-only-workspace", "below-soft-threshold",
-                      "compaction-before-flush", "flush-never-ran", "flush-every-other-cycle"]
+FlushReason = Literal["not-openclaw", "disabled", "cli-backend", "read-only-workspace",
+                      "below-soft-threshold", "compaction-before-flush", "flush-never-ran",
+                      "flush-every-other-cycle"]
 FlushPattern = Literal["every-other-cycle", "never-ran"]
 
 #: Readable words for each reason (the audit prints them; the GUI may too).
 FLUSH_REASON_TEXT: dict[str, str] = {
+    "not-openclaw": "not an OpenClaw transcript (only OpenClaw runs a memory flush)",
     "disabled": "memoryFlush.enabled is false",
     "cli-backend": "CLI backend (OpenClaw runs no flush there)",
     "read-only-workspace": "read-only workspace (sandbox workspaceAccess is not \"rw\")",
@@ -120,8 +123,10 @@ def flush_threshold(settings: CompactionSettings, window: int) -> tuple[int, int
     return margin, max(0, room - margin)
 
 
-def _skip_reason(settings: CompactionSettings, providers: Sequence[str],
-                 session_key: str | None) -> FlushReason | None:
+def _skip_reason(transcript: Transcript, settings: CompactionSettings,
+                 providers: Sequence[str], session_key: str | None) -> FlushReason | None:
+    if transcript.format != "openclaw-v3":  # pi v1/v2, Claude Code, Codex: no flush exists
+        return "not-openclaw"
     if not settings.memory_flush_enabled:
         return "disabled"
     if providers and all(p.endswith(CLI_PROVIDER_SUFFIX) for p in providers):
@@ -178,7 +183,7 @@ def _walk(path: Sequence[Entry], tokens: TokenReport | None) -> list[_Cycle]:
 
 
 def _verdict(c: _Cycle, path: Sequence[Entry], flush_at: dict[int, FlushTurn],
-             level: int, force_bytes: int, skip: FlushReason | None,
+             level: int, force_bytes: int, skip: FlushReason | None, skip_detail: str,
              previous: FlushStatus | None, is_open: bool
              ) -> tuple[FlushStatus, FlushReason | None, str, int | None, int | None]:
     """(status, reason, detail, due index, tokens at flush) for one cycle."""
@@ -188,7 +193,7 @@ def _verdict(c: _Cycle, path: Sequence[Entry], flush_at: dict[int, FlushTurn],
         return ("ran", None, f"flush turn {path[first].id} ran at ~{before[first]:,} tokens "
                 f"(soft threshold {level:,})", None, before[first])
     if skip is not None:
-        return "skipped", skip, f"skipped: {FLUSH_REASON_TEXT[skip]}", None, None
+        return "skipped", skip, skip_detail, None, None
     due = next(((i, t, b) for i, t, b in c.turn_starts if t >= level or b >= force_bytes), None)
     if due is not None:
         i, t, b = due
@@ -250,7 +255,15 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
                                              tokens)}
     providers = [e.message.provider for e in path if e.message is not None
                  and e.message.role == "assistant" and e.message.provider]
-    skip = _skip_reason(settings, providers, store.session_key if store is not None else None)
+    skip = _skip_reason(transcript, settings, providers,
+                        store.session_key if store is not None else None)
+    skip_text = {
+        "not-openclaw": f"a {transcript.format} transcript",
+        "disabled": "agents.defaults.compaction.memoryFlush.enabled is false",
+        "cli-backend": f"the agent ran on {providers[-1] if providers else 'a CLI backend'}",
+        "read-only-workspace": f"sandbox mode {settings.sandbox_mode}, workspaceAccess "
+                               f"{settings.sandbox_workspace_access or 'none'}",
+    }.get(skip or "", "")
     out: list[FlushCycle] = []
     walked = _walk(path, tokens)
     for n, c in enumerate(walked, 1):
@@ -260,7 +273,7 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
         previous = out[-1].status if out else None
         status, reason, detail, due, at = _verdict(
             c, path, flush_at, level, settings.memory_flush_force_transcript_bytes, skip,
-            previous, is_open)
+            skip_text, previous, is_open)
         comp = None if is_open else path[c.end]
         out.append(FlushCycle(
             index=n, compaction_id=comp.id if comp is not None else None,
