@@ -73,7 +73,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "CompactionSettings", "DEFAULT_SETTINGS", "Diagnostic", "Entry", "ImageBlock", "Transcript",
     "context_window_for_model",
     "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
-    "config_for", "open_transcript", "resolve_settings",
+    "config_for", "open_transcript", "resolve_settings", "store_window_for",
     "SessionInfo", "build_transcript", "children_of", "default_session_dirs",
     "discover_sessions", "load_transcript",
     "CHARS_PER_TOKEN", "ContextPoint", "ENCODING_NAMES", "EntryTokens", "TokenReport",

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.llm_wire import Act, WireServer, serve
+from fixtures.persist_fixtures import Builder, read_jsonl
 from fixtures.session_files import SessionFile
 from fixtures.wire_fixtures import FakeSleep, policy
 from sessionlens.engine.cli import compact_cmd, main
@@ -222,3 +223,70 @@ def test_quality_retries_and_early_lock_refusal(tmp_path, capsys) -> None:  # ty
     err = capsys.readouterr().err
     assert "locked by process" in err and "127.0.0.1" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def _storm_session(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """Old work to summarize, then a prompt sent twice 15 s apart: the first copy failed."""
+    b = Builder()
+    ids = {"old": b.user("the old part of the session " * 300), "a0": b.assistant("noted")}
+    ask = "please summarise the quarterly report for the board"
+    ids["u1"] = b.user("next: the quarterly report " * 10)
+    ids["a1"] = b.assistant("ready when you are " * 10)
+    ids["c1"] = b.add({"type": "message", "message": {"role": "user", "content": ask,
+                                                      "timestamp": 1_000}})
+    ids["e1"] = b.add({"type": "message", "message": {
+        "role": "assistant", "content": [], "api": "x", "provider": "p", "model": "m",
+        "stopReason": "error", "errorMessage": "503 overloaded", "timestamp": 1_100}})
+    ids["c2"] = b.add({"type": "message", "message": {"role": "user", "content": ask,
+                                                      "timestamp": 16_000}})
+    ids["a2"] = b.assistant("Here is the summary of the quarterly report.")
+    return b.write(tmp_path / "storm.jsonl"), ids
+
+
+def test_compact_json_lists_the_retry_copies_it_left_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, ids = _storm_session(tmp_path)
+    code, out = run_json(capsys, str(path), "--keep-recent", "120", "--write", "successor")
+    # the cut is u1; the successor keeps the last summarized assistant turn back, so the
+    # file's firstKeptEntryId (what --json reports once written) is a0
+    assert code == 0 and out["cut_entry_id"] == ids["u1"]
+    assert out["first_kept_entry_id"] == ids["a0"]
+    (copy,) = out["dropped_retry_copies"]  # type: ignore[misc]
+    assert (copy["entry_id"], copy["kept_entry_id"], copy["reply_entry_ids"],
+            copy["outcome"], copy["gap_ms"]) == (ids["c1"], ids["c2"], [ids["e1"]], "error",
+                                                 15_000)
+    successor = next(Path(p) for p in out["written"]  # type: ignore[attr-defined]
+                     if Path(p).name != path.name and ".checkpoint." not in p)
+    kept = {r.get("id") for r in read_jsonl(successor)}
+    assert ids["c1"] not in kept and ids["e1"] not in kept and ids["c2"] in kept
+
+
+def test_keep_retry_copies_and_the_preview_without_writing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, ids = _storm_session(tmp_path)
+    code, preview = run_json(capsys, str(path), "--keep-recent", "120")
+    assert code == 0 and preview["written"] == []
+    assert [c["entry_id"] for c in preview["dropped_retry_copies"]] == [ids["c1"]]  # type: ignore[attr-defined]
+    code, kept = run_json(capsys, str(path), "--keep-recent", "120", "--keep-retry-copies",
+                          "--write", "successor")
+    assert code == 0 and kept["dropped_retry_copies"] == []
+    successor = next(Path(p) for p in kept["written"]  # type: ignore[attr-defined]
+                     if ".checkpoint." not in p and Path(p).name != path.name)
+    assert ids["c1"] in {r.get("id") for r in read_jsonl(successor)}
+    assert main(["compact", str(path), "--keep-recent", "120"]) == 0
+    assert "a successor would leave out 1 unanswered copy" in capsys.readouterr().out
+
+
+def test_predicted_kept_part_is_the_successors_on_a_retry_storm(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The plan's kept tokens already leave the storm copies out and the kept-back turn in:
+    tokens after = kept tokens + the summary, exactly, as measured on the written file."""
+    from sessionlens.engine.opened import Overrides, open_transcript, summary_tokens
+    from sessionlens.engine.settings import DEFAULT_SETTINGS
+
+    path, _ids = _storm_session(tmp_path)
+    opened = open_transcript(path, Overrides(keep_recent_tokens=120), config=DEFAULT_SETTINGS)
+    figures = opened.figures(opened.plan())
+    code, out = run_json(capsys, str(path), "--keep-recent", "120", "--write", "successor")
+    assert code == 0 and out["dropped_retry_copies"]
+    assert out["tokens_after"] == figures.kept_tokens + summary_tokens(out["summary"])

@@ -74,6 +74,7 @@ from .opened import (
     config_for,
     open_transcript,
     resolve_settings,
+    store_window_for,
 )
 from .persist.checkpoints import CHECKPOINT_MARK, RestorePlan, plan_restore, restore_checkpoint
 from .persist.dry_run import PlannedFile, WritePlan
@@ -125,7 +126,7 @@ __all__ = [
     "context_window_for_model",
     # one opened transcript: settings resolved once, figures named once
     "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
-    "config_for", "open_transcript", "resolve_settings",
+    "config_for", "open_transcript", "resolve_settings", "store_window_for",
     # load, sessions
     "SessionInfo", "build_transcript", "children_of", "default_session_dirs",
     "discover_sessions", "load_transcript",

@@ -190,11 +190,13 @@ def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
 
 def prepare_write(transcript: Transcript, outcome: CompactionOutcome,
                   mode: WriteMode = "successor", *, now: datetime | None = None,
-                  store_path: Path | None | Literal["auto"] = "auto") -> WritePlan:
+                  store_path: Path | None | Literal["auto"] = "auto",
+                  keep_retry_copies: bool = False) -> WritePlan:
     """The dry run of writing ``outcome``: real names, the written first kept entry, tokens
-    after as the written file will have them. Raises where the write would refuse."""
-    return plan_write(transcript, compaction_record(outcome), mode, now=now,
-                      store_path=store_path)
+    after as the written file will have them, the retry-storm copies a successor leaves
+    out (unless ``keep_retry_copies``). Raises where the write would refuse."""
+    record = replace(compaction_record(outcome), drop_retry_copies=not keep_retry_copies)
+    return plan_write(transcript, record, mode, now=now, store_path=store_path)
 
 
 def write_prepared(transcript: Transcript, prepared: WritePlan, *,

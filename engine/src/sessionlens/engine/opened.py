@@ -11,11 +11,13 @@ every GUI widget read these and nothing else.
 The window's sources, first match wins:
 1. the user's explicit value (a command-line flag, the app's settings);
 2. ``agents.defaults.contextTokens`` in the ``openclaw.json`` that governs the transcript;
-3. a window the transcript's own provider errors state for its model ("maximum context
+3. the session's ``contextTokens`` in OpenClaw's ``sessions.json`` beside the transcript (the
+   window OpenClaw itself last used for it);
+4. a window the transcript's own provider errors state for its model ("maximum context
    length is N", "Range of input length should be [1, N]");
-4. the model's known window (``settings.MODEL_CONTEXT_WINDOWS``), for the model of the last
+5. the model's known window (``settings.MODEL_CONTEXT_WINDOWS``), for the model of the last
    real assistant turn, model change or header;
-5. 128,000 when the model is unknown.
+6. 128,000 when the model is unknown.
 A reported usage above the chosen window is a warning: the window is then surely wrong.
 """
 
@@ -27,7 +29,12 @@ from typing import Literal
 
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
-from sessionlens.engine.persist.successor import PI_FORMATS, successor_kept_back
+from sessionlens.engine.persist.successor import (
+    PI_FORMATS,
+    CompactionRecord,
+    planned_retry_copies,
+    successor_kept_back,
+)
 from sessionlens.engine.plan.cutpoints import CUT_RULES, usage_context
 from sessionlens.engine.plan.overflow import stated_window
 from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
@@ -45,6 +52,7 @@ from sessionlens.engine.tokens.estimate import estimate_entry_tokens, estimate_t
 __all__ = [
     "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
     "agent_model", "config_for", "figures_of", "open_transcript", "resolve_settings",
+    "store_window_for",
 ]
 
 
@@ -127,13 +135,15 @@ def _stated_window(transcript: Transcript, model: str | None) -> tuple[int, str]
     return None
 
 
-def _window(transcript: Transcript, overrides: Overrides,
-            config: CompactionSettings) -> Setting:
+def _window(transcript: Transcript, overrides: Overrides, config: CompactionSettings,
+            store_window: Setting | None) -> Setting:
     if overrides.context_window is not None:
         return Setting(overrides.context_window, overrides.origin)
     if config.context_window:
         return Setting(int(config.context_window),
                        f"agents.defaults.contextTokens in {config.source or 'openclaw.json'}")
+    if store_window is not None:
+        return store_window
     model = agent_model(transcript)
     stated = _stated_window(transcript, model[1] if model else None)
     if stated is not None:
@@ -153,11 +163,13 @@ def _default_rule(transcript: Transcript) -> tuple[str, str]:
 
 
 def resolve_settings(transcript: Transcript, overrides: Overrides = Overrides(),
-                     config: CompactionSettings = DEFAULT_SETTINGS) -> ResolvedSettings:
+                     config: CompactionSettings = DEFAULT_SETTINGS,
+                     store_window: Setting | None = None) -> ResolvedSettings:
     """Decide every compaction setting for ``transcript`` once (pure: ``config`` is the
-    already-read ``openclaw.json`` settings, or the built-in defaults)."""
+    already-read ``openclaw.json`` settings, or the built-in defaults; ``store_window`` the
+    session's ``contextTokens`` from ``sessions.json``, see ``store_window_for``)."""
     cfg_name = config.source or "openclaw.json"
-    window = _window(transcript, overrides, config)
+    window = _window(transcript, overrides, config, store_window)
     changes: dict[str, object] = {"context_window": int(window.value)}
     if overrides.reserve_tokens is not None:
         changes["reserve_tokens"] = overrides.reserve_tokens
@@ -222,6 +234,26 @@ def config_for(path: Path | str) -> CompactionSettings:
     return load_openclaw_settings()
 
 
+def store_window_for(transcript: Transcript, store_path: Path | None = None) -> Setting | None:
+    """The session's ``contextTokens`` in the ``sessions.json`` beside it (or ``store_path``),
+    as a window source; None when there is no store, no record or no number (I/O). A store
+    that cannot be read is no source (``inspect``/``audit`` report the store themselves)."""
+    from sessionlens.engine.errors import LoadError
+    from sessionlens.engine.lineage.flush_store import session_record
+    from sessionlens.engine.lineage.flush_turns import store_flush_record
+
+    try:
+        record = session_record(transcript, store_path)
+    except LoadError:
+        return None
+    if record is None:
+        return None
+    window = store_flush_record(record).context_window
+    if not window:
+        return None
+    return Setting(int(window), f"contextTokens of {record.session_key} in sessions.json")
+
+
 # --------------------------------------------------------------------------- figures
 
 #: One label per figure, used by the CLI's text and every GUI widget.
@@ -265,14 +297,24 @@ class Figures:
 
 def figures_of(transcript: Transcript, plan: CompactionPlan,
                tokens: TokenReport | None = None) -> Figures:
-    """The figures of ``plan`` (pure). Writable formats count the successor's kept-back turn."""
+    """The figures of ``plan``. For writable formats the kept part is what a successor keeps:
+    plus the last summarized assistant turn it keeps back, minus the unanswered copies of a
+    retry storm it leaves out (sender ids are read from the file's lines)."""
     kept = int(plan.kept_tokens)
     if transcript.format in PI_FORMATS and not plan.hard_boundary:
         per_entry = tokens.entries if tokens is not None else {}
-        for entry_id in successor_kept_back(transcript, plan.first_kept_entry_id):
+
+        def estimate(entry_id: str) -> int:
             counts = per_entry.get(entry_id)
-            kept += counts.estimate_pi if counts is not None else estimate_entry_tokens(
+            return counts.estimate_pi if counts is not None else estimate_entry_tokens(
                 transcript.entry(entry_id))
+
+        kept += sum(estimate(i) for i in successor_kept_back(transcript, plan.first_kept_entry_id))
+        # the unanswered copies of a retry storm a successor leaves out (reads sender ids)
+        record = CompactionRecord(summary="", first_kept_entry_id=plan.first_kept_entry_id,
+                                  tokens_before=0)
+        kept -= sum(estimate(i) for c in planned_retry_copies(transcript, record)
+                    for i in c.dropped_ids if i in transcript.index)
     budget = int(plan.summary_budget_tokens) + int(plan.turn_prefix_budget_tokens)
     usage_entry = reported_usage_entry(transcript)
     if usage_entry is None:
@@ -323,9 +365,12 @@ class OpenedTranscript:
 
 
 def open_transcript(path: Path | str, overrides: Overrides = Overrides(), *,
-                    config: CompactionSettings | None = None) -> OpenedTranscript:
-    """Load ``path`` and resolve its settings (``config`` None: read its ``openclaw.json``)."""
+                    config: CompactionSettings | None = None,
+                    store_path: Path | None = None) -> OpenedTranscript:
+    """Load ``path`` and resolve its settings (``config`` None: read its ``openclaw.json``;
+    the session's record in ``sessions.json``, beside it or at ``store_path``, is read too)."""
     transcript = load_transcript(path)
     cfg = config_for(transcript.path) if config is None else config
-    return OpenedTranscript(transcript, resolve_settings(transcript, overrides, cfg))
+    return OpenedTranscript(transcript, resolve_settings(
+        transcript, overrides, cfg, store_window_for(transcript, store_path)))
 

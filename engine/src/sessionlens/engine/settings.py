@@ -19,6 +19,7 @@ from typing import Any, Literal
 from ._io.json5 import Json5Error, line_of_key, loads
 from .contract.templates import IdentifierPolicy
 from .errors import ConfigError
+from .plan.trigger_settings import trigger_settings_changes
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW", "DEFAULT_SETTINGS", "MIN_PROMPT_BUDGET_RATIO",
@@ -61,6 +62,23 @@ class CompactionSettings:
     #: How the planner picks the cut (see cutpoints.CUT_RULES): "openclaw-2026" snaps back to
     #: the tool call, "pi-2026" moves forward, "user-turns" reproduces pi before 2026.
     cut_rule: str = "openclaw-2026"
+    # Memory flush, file-size guard, mid-turn precheck (read by plan/trigger_settings.py)
+    memory_flush_enabled: bool = True
+    #: None: the session model (exact, no fallback chain).
+    memory_flush_model: str | None = None
+    #: The flush runs this many tokens below the compaction threshold.
+    memory_flush_soft_threshold_tokens: int = 4000
+    #: None: OpenClaw's own prompt ("Pre-compaction memory flush. ...").
+    memory_flush_prompt: str | None = None
+    memory_flush_system_prompt: str | None = None
+    memory_flush_force_transcript_bytes: int = 2 * 1024 * 1024
+    #: None (or 0 in the config): the file-size guard is off.
+    max_active_transcript_bytes: int | None = None
+    truncate_after_compaction: bool = False
+    mid_turn_precheck_enabled: bool = False
+    #: ``agents.defaults.sandbox``: "off" / "non-main" / "all", and "none" / "ro" / "rw".
+    sandbox_mode: str | None = None
+    sandbox_workspace_access: str | None = None
 
     @property
     def effective_reserve(self) -> int:
@@ -259,6 +277,7 @@ def settings_from_config(config: Mapping[str, Any], path: Path, text: str = "",
             changes["quality_guard_max_retries"] = min(3, retries)
     if (block or {}).get("provider"):
         changes["mode"] = "safeguard"  # a compaction provider forces safeguard mode (§3.6)
+    changes.update(trigger_settings_changes(block or {}, defaults, path, text))
     window = defaults.get("contextTokens")
     if isinstance(window, int | float) and not isinstance(window, bool) and window > 0:
         changes["context_window"] = int(window)

@@ -30,6 +30,7 @@ from sessionlens.engine import (
     OpenedTranscript,
     Overrides,
     ResolvedSettings,
+    Setting,
     TokenReport,
     analyze_compactions,
     config_for,
@@ -39,6 +40,7 @@ from sessionlens.engine import (
     discover_sessions,
     load_transcript,
     resolve_settings,
+    store_window_for,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +64,8 @@ class LoadedSession:
     transcript: Transcript
     #: The openclaw.json settings that govern the file (read on the worker, with the load).
     config: CompactionSettings
+    #: The session's contextTokens in sessions.json, a window source (read with the load).
+    store_window: Setting | None
     rows: tuple[TimelineRow, ...]
     #: entry id -> position on the active path (the charts' x axis)
     path_pos: dict[str, int]
@@ -123,6 +127,7 @@ class SessionController(QObject):
         #: The open transcript with its settings resolved once (None until a file loads).
         self.opened: OpenedTranscript | None = None
         self._config: CompactionSettings = DEFAULT_SETTINGS
+        self._store_window: Setting | None = None
         self.cut_entry_id: str | None = None
         self.selected_id: str | None = None
         self.encoding = prefs.encoding()
@@ -169,8 +174,8 @@ class SessionController(QObject):
         t = self.transcript
         if t is None or self.opened is None:
             return
-        self.opened = OpenedTranscript(t, resolve_settings(t, overrides, self._config),
-                                       self.opened.tokens)
+        self.opened = OpenedTranscript(
+            t, resolve_settings(t, overrides, self._config, self._store_window), self.opened.tokens)
         self.settings_changed.emit(self.opened.resolved)
         if recount:
             self._start_count(t)
@@ -211,10 +216,11 @@ class SessionController(QObject):
 
         def job(report: Progress, cancelled: CancelCheck) -> LoadedSession:
             t = load_transcript(path, on_progress=report, cancel=cancelled)
-            config = config_for(t.path)
+            config, store_window = config_for(t.path), store_window_for(t)
             rows = build_rows(t, context_window=window or resolve_settings(
-                t, self.overrides, config).window, cancel=cancelled)
-            return LoadedSession(t, config, rows, {eid: n for n, eid in enumerate(t.active_path)})
+                t, self.overrides, config, store_window).window, cancel=cancelled)
+            return LoadedSession(t, config, store_window, rows,
+                                 {eid: n for n, eid in enumerate(t.active_path)})
 
         self._load_handle = self._tasks.run(
             job, on_done=lambda r: self._on_loaded(r, keep), on_error=self._on_error,
@@ -239,8 +245,9 @@ class SessionController(QObject):
         t = result.transcript
         old = self.path
         self.transcript, self.rows = t, result.rows
-        self._config = result.config
-        self.opened = OpenedTranscript(t, resolve_settings(t, self.overrides, result.config))
+        self._config, self._store_window = result.config, result.store_window
+        self.opened = OpenedTranscript(t, resolve_settings(t, self.overrides, result.config,
+                                                           result.store_window))
         self.path_pos = result.path_pos
         self.tokens = self.plan = self.auto_plan = None
         self.figures = self.auto_figures = None

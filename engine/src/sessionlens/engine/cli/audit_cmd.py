@@ -12,6 +12,13 @@ from pathlib import Path
 from sessionlens.engine.audit.dropped import CLASS_TITLES, build_recovery_pack
 from sessionlens.engine.audit.recorded import audit_compaction_in_chain
 from sessionlens.engine.audit.report import audit_report_dict
+from sessionlens.engine.cli.flush_views import (
+    add_flush_arguments,
+    flush_report,
+    memory_flush_json,
+    memory_flush_lines,
+    resolved_settings_for,
+)
 from sessionlens.engine.cli.output import emit_json, emit_lines
 from sessionlens.engine.load.reader import load_transcript
 
@@ -25,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="compaction entry id (default: the last compaction)")
     p.add_argument("--policy", choices=("strict", "off"), default="strict",
                    help="identifier policy: strict fails on missing identifiers, off only reports")
+    add_flush_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -33,9 +41,11 @@ def run(args: argparse.Namespace) -> int:
     transcript = load_transcript(args.file)
     audited = audit_compaction_in_chain(transcript, args.compaction, identifier_policy=args.policy)
     report = audited.report
+    flush = flush_report(transcript, resolved_settings_for(transcript, args), args)
     if args.json:
         out = audit_report_dict(report)
         out["span_source"] = None if audited.span_source is None else str(audited.span_source)
+        out["memory_flush"] = memory_flush_json(flush)
         emit_json(out)
         return 0
     lines = [
@@ -57,5 +67,5 @@ def run(args: argparse.Namespace) -> int:
             where = ", ".join(item.entry_ids[:3])
             lines.append(f"    {CLASS_TITLES.get(item.cls, item.cls)}: {item.value}  ({where})")
         lines += ["", "  recovery:", "    " + build_recovery_pack(report.dropped).instruction]
-    emit_lines(lines)
+    emit_lines(lines + memory_flush_lines(flush))
     return 0

@@ -38,6 +38,7 @@ from sessionlens.engine.errors import AuditGateError, ConfigError, PersistError
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
 from sessionlens.engine.persist.dry_run import WritePlan
+from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
 from sessionlens.engine.persist.writer import WriteMode, check_lock
 from sessionlens.engine.plan.planner import CompactionPlan
 from sessionlens.engine.summarize.providers import (
@@ -97,6 +98,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "append: add the compaction to FILE itself")
     p.add_argument("--accept-failed-audit", action="store_true",
                    help="write even when the summary fails its audit (default: refuse, exit 3)")
+    p.add_argument("--keep-retry-copies", action="store_true",
+                   help="successor: keep the unanswered copies of a prompt resent within "
+                        f"{RETRY_WINDOW_MS // 1000} s (a retry storm); by default they are "
+                        "left out")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -163,11 +168,12 @@ async def _run(args: argparse.Namespace, transcript: Transcript, plan: Compactio
                 close()
 
 
-def _dry_run(transcript: Transcript, outcome: CompactionOutcome,
-             mode: WriteMode) -> tuple[WritePlan | None, str | None]:
+def _dry_run(transcript: Transcript, outcome: CompactionOutcome, mode: WriteMode,
+             keep_retry_copies: bool) -> tuple[WritePlan | None, str | None]:
     """The write's dry run, or why there is none (a format SessionLens does not write)."""
     try:
-        return prepare_write(transcript, outcome, mode), None
+        return prepare_write(transcript, outcome, mode,
+                             keep_retry_copies=keep_retry_copies), None
     except PersistError as exc:
         return None, str(exc)
 
@@ -192,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     result, report = outcome.result, outcome.audit
     mode: WriteMode = "successor" if args.write == "none" else args.write
-    prepared, no_dry_run = _dry_run(transcript, outcome, mode)
+    prepared, no_dry_run = _dry_run(transcript, outcome, mode, args.keep_retry_copies)
     if prepared is None and args.write != "none":
         raise PersistError(transcript.path, no_dry_run or "cannot be written")
     written: list[str] = []
@@ -206,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
     tokens_after = prepared.tokens_after if prepared is not None else outcome.tokens_after
     first_kept = (prepared.first_kept_entry_id if prepared is not None and written
                   else plan.first_kept_entry_id)
+    dropped = prepared.dropped_retry_copies if prepared is not None else ()
     warnings = list(result.warnings)
     if outcome.scrubbed:
         warnings.append("removed from the summary before auditing and writing: "
@@ -233,6 +240,10 @@ def run(args: argparse.Namespace) -> int:
             "entries_removed": prepared.entries_removed, "tokens_after": prepared.tokens_after},
         "refused": refused,
         "settings": settings_summary(opened),
+        "dropped_retry_copies": [
+            {"entry_id": c.entry_id, "line": c.line, "kept_entry_id": c.kept_entry_id,
+             "reply_entry_ids": list(c.reply_entry_ids), "outcome": c.outcome,
+             "gap_ms": c.gap_ms, "chars": c.chars, "preview": c.preview} for c in dropped],
         "provider": result.provider, "model": result.model, "template": result.template,
         "identifier_policy": result.identifier_policy, "chunks": result.chunks,
         "stages": result.stages, "attempts": result.attempts,
@@ -256,5 +267,11 @@ def run(args: argparse.Namespace) -> int:
                  f"{first_kept or 'nothing: hard boundary'})")
     lines.append("written: " + (", ".join(written) if written else
                                 "nothing (audit failed)" if refused else "nothing (--write none)"))
+    if dropped:
+        verb = "left out" if written else "a successor would leave out"
+        lines.append(f"retry storm: {verb} {len(dropped)} unanswered cop"
+                     f"{'y' if len(dropped) == 1 else 'ies'} ("
+                     + ", ".join(f"{c.entry_id} {c.outcome}" for c in dropped)
+                     + "; --keep-retry-copies keeps them)")
     emit_lines(lines)
     return 3 if refused is not None else 0

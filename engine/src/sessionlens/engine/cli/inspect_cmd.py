@@ -16,9 +16,18 @@ from typing import Any
 
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
+from sessionlens.engine.plan.pruning_delay import pruning_delay
 from sessionlens.engine.tokens.counts import ENCODING_NAMES, count_tokens
 
+from .flush_views import (
+    add_flush_arguments,
+    flush_report,
+    memory_flush_json,
+    memory_flush_lines,
+    resolved_settings_for,
+)
 from .output import emit_json, emit_lines
+from .trigger_views import pruning_json
 
 __all__ = ["register", "run", "inspect_summary"]
 
@@ -26,6 +35,7 @@ __all__ = ["register", "run", "inspect_summary"]
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("inspect", help="summarize a transcript (entries, path, context, tokens)")
     p.add_argument("file", type=Path, help="transcript file (.jsonl)")
+    add_flush_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--encoding", default="o200k_base", choices=ENCODING_NAMES,
                    help="tokenizer for exact counts (default: o200k_base)")
@@ -103,9 +113,17 @@ def _human(s: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    summary = inspect_summary(load_transcript(args.file), args.encoding)
+    transcript = load_transcript(args.file)
+    summary = inspect_summary(transcript, args.encoding)
+    report = count_tokens(transcript, args.encoding)  # cached: the summary counted it already
+    resolved = resolved_settings_for(transcript, args)
+    settings = resolved.settings
+    flush = flush_report(transcript, resolved, args, report)
+    summary["memory_flush"] = memory_flush_json(flush)
+    summary["pruning"] = pruning_json(pruning_delay(
+        transcript, settings, tokens=report, context_window=flush.context_window))
     if args.json:
         emit_json(summary)
     else:
-        emit_lines(_human(summary))
+        emit_lines(_human(summary) + memory_flush_lines(flush))
     return 0

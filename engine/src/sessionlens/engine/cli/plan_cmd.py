@@ -9,11 +9,18 @@ object carrying DESIGN.md's keys plus each setting's source.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sessionlens.engine.cli.args import non_negative_int, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines
+from sessionlens.engine.cli.trigger_views import (
+    add_trigger_arguments,
+    trigger_json,
+    trigger_lines,
+    trigger_settings,
+)
 from sessionlens.engine.opened import (
     FIGURE_LABELS,
     Figures,
@@ -57,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("file", type=Path, help="transcript file (.jsonl)")
     add_settings_arguments(p)
     p.add_argument("--cut", metavar="ENTRY_ID", help="cut here (moved to the nearest valid point)")
+    add_trigger_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -119,6 +127,7 @@ def _human(path: Path, opened: OpenedTranscript, s: dict[str, Any]) -> list[str]
              f"  {L['context_tokens']:<13} {s['context_tokens']:,} ({s['context_source']}) of "
              f"{L['context_window']} {s['context_window']:,}, {L['threshold']} "
              f"{s['threshold']:,} -> {'compact now' if s['should_compact'] else 'no compaction due'}",
+             *(trigger_lines(s) if "trigger" in s else []),
              f"  cut           {L['first_kept_entry_id']} {kept}  ({s['cut_rule']}, keep "
              f"{s['keep_recent_tokens']:,})",
              f"                {s['cut_reason']}",
@@ -144,8 +153,12 @@ def _human(path: Path, opened: OpenedTranscript, s: dict[str, Any]) -> list[str]
 
 def run(args: argparse.Namespace) -> int:
     opened = open_transcript(args.file, overrides_from_args(args))
+    opened = replace(opened, resolved=replace(
+        opened.resolved, settings=trigger_settings(opened.resolved.settings, args)))
     plan = opened.plan(cut_entry_id=args.cut)
     summary = plan_summary(plan, opened.figures(plan))
+    summary.update(trigger_json(opened.transcript, plan, opened.resolved.settings,
+                                args.prune_keep_turns))
     if args.json:
         emit_json({**summary, "settings": settings_summary(opened)})
     else:

@@ -23,6 +23,7 @@ from sessionlens.engine.model import Transcript
 
 from .guard import read_unchanged_bytes
 from .lines import header_line, iso_timestamp, new_session_id, session_file_name
+from .retry_storms import RetryCopy
 from .store_write import StoreEdit, find_store, matching_session_keys, update_store
 from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_writable
 
@@ -56,6 +57,8 @@ class PostCompaction:
     path: Path
     compaction_entry_id: str
     first_kept_entry_id: str
+    #: Retry-storm copies a successor left out.
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
 
 
 def checkpoint_name(session_id: str, checkpoint_id: str | None = None) -> str:

@@ -23,6 +23,7 @@ from sessionlens.engine.tokens.context import context_estimate
 from .checkpoints import checkpoint_path_for
 from .guard import read_unchanged_bytes
 from .names import WriteNames, choose_names
+from .retry_storms import RetryCopy
 from .store_write import find_store, matching_session_keys, read_store_object
 from .successor import CompactionRecord, appended_bytes, build_successor, require_writable
 
@@ -59,6 +60,8 @@ class WritePlan:
     tokens_after: int
     #: Entries of the original a successor leaves out (0 for an append).
     entries_removed: int
+    #: Unanswered copies of a retry storm the successor leaves out.
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
 
     @property
     def written_paths(self) -> tuple[Path, ...]:
@@ -87,10 +90,11 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
         target, after_bytes = folder / content.file_name, content.data()
         first_kept, comp_id, session_id = (content.first_kept_entry_id,
                                            content.compaction_entry_id, content.session_id)
-        removed = len(content.removed_entry_ids)
+        removed, copies = len(content.removed_entry_ids), content.dropped_retry_copies
     elif mode == "append":
         after_bytes, comp_id, first_kept = appended_bytes(transcript, data, record, names=names)
         target, session_id, removed = transcript.path.absolute(), transcript.session_id or "", 0
+        copies = ()
     else:
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
     after = load_transcript_bytes(after_bytes, target)
@@ -114,4 +118,4 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
                                      f"(records: {', '.join(keys)})"))
     return WritePlan(mode, names, replace(record, tokens_after=tokens_after), tuple(files),
                      first_kept, comp_id, session_id, int(record.tokens_before), tokens_after,
-                     removed)
+                     removed, copies)

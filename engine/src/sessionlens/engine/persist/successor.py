@@ -10,23 +10,25 @@ Choices that differ from OpenClaw's rotation, and why:
 - the last summarized assistant message (and the toolResults answering its calls) is kept
   and ``firstKeptEntryId`` moves to it, as OpenClaw does since its fix for issue #76729:
   replay then reads ``summary -> assistant -> user`` instead of a user turn with no reply;
-- duplicate user messages are not dropped (OpenClaw's de-duplication once dropped a
-  re-sent prompt, its PR #93732); thinking signatures are not stripped: kept lines are
-  copied verbatim, which is what lets a reader trust the successor;
+- of duplicate user messages only the unanswered copies of a retry storm are dropped
+  (``retry_storms``; OpenClaw's wider de-duplication once dropped a re-sent prompt, its PR
+  #93732), and ``CompactionRecord.drop_retry_copies=False`` keeps them all; thinking
+  signatures are not stripped: kept lines are copied verbatim, which is what lets a reader
+  trust the successor;
 - ``leaf`` control rows are left out: they point into the old file's append history, and
   the successor's order already puts the active branch last.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sessionlens.engine.errors import PersistError
-from sessionlens.engine.model import FileOps, Transcript
+from sessionlens.engine.model import Entry, FileOps, Transcript
 
 from .lines import (
     dump_line,
@@ -35,12 +37,12 @@ from .lines import (
     header_line,
 )
 from .names import WriteNames, choose_names
+from .retry_storms import RetryCopy, find_retry_copies
 
 __all__ = [
     "CompactionRecord", "WriteResult", "SuccessorContent", "build_compaction_entry",
     "build_successor", "appended_bytes", "iter_entry_lines", "require_writable", "PI_FORMATS",
-    "successor_kept_back",
-    "STATE_ENTRY_TYPES",
+    "successor_kept_back", "STATE_ENTRY_TYPES", "planned_retry_copies",
 ]
 
 #: Formats SessionLens can write (Claude Code and Codex files are read-only).
@@ -72,6 +74,8 @@ class CompactionRecord:
     instructions: str = ""
     #: Names of the audit checks the summary failed (empty when it passed or was not audited).
     failed_checks: tuple[str, ...] = ()
+    #: Leave out the unanswered copies of a retry storm in the kept part (successor only).
+    drop_retry_copies: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,8 @@ class WriteResult:
     session_id: str | None = None
     #: ``firstKeptEntryId`` as written (a successor may move it to the kept assistant).
     first_kept_entry_id: str | None = None
+    #: Retry-storm copies the successor left out (see ``retry_storms``).
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +105,7 @@ class SuccessorContent:
     compaction_entry_id: str
     first_kept_entry_id: str
     removed_entry_ids: frozenset[str] = field(default_factory=frozenset)
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
 
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
@@ -167,7 +174,8 @@ def successor_kept_back(transcript: Transcript, first_kept_entry_id: str | None)
     return (assistant.id, *results)
 
 
-def _removed_ids(transcript: Transcript, record: CompactionRecord) -> tuple[set[str], str]:
+def _removed_ids(transcript: Transcript, record: CompactionRecord,
+                 retry_copies: tuple[RetryCopy, ...] = ()) -> tuple[set[str], str]:
     """Entries a successor leaves out, and the ``firstKeptEntryId`` it will carry.
 
     "Summarized" is positional, as in OpenClaw's rotation: every message of the active
@@ -184,6 +192,8 @@ def _removed_ids(transcript: Transcript, record: CompactionRecord) -> tuple[set[
     for etype in STATE_ENTRY_TYPES:
         same = [i for i in on_path if transcript.entry(i).type == etype]
         removed.update(same[:-1])
+    for copy in retry_copies:
+        removed.update(copy.dropped_ids)
     for e in transcript.entries:
         if e.type == "leaf":
             removed.add(e.id)
@@ -285,13 +295,25 @@ def _resolve(parents: dict[str, str | None], transcript: Transcript,
     return entry_id
 
 
+def planned_retry_copies(transcript: Transcript, record: CompactionRecord,
+                         raw_line: Callable[[Entry], bytes] | None = None
+                         ) -> tuple[RetryCopy, ...]:
+    """The retry-storm copies a successor of ``record`` leaves out (none when the record
+    keeps them or nothing is kept); ``raw_line`` reads sender ids (default: from disk)."""
+    if not record.drop_retry_copies or record.first_kept_entry_id is None:
+        return ()
+    return find_retry_copies(transcript, after_entry_id=record.first_kept_entry_id,
+                             raw_line=raw_line or transcript.raw_line)
+
+
 def build_successor(transcript: Transcript, data: bytes, record: CompactionRecord, *,
                     now: datetime | None = None, names: WriteNames | None = None
                     ) -> SuccessorContent:
     """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
     require_writable(transcript)
     assert transcript.header is not None
-    removed, first_kept = _removed_ids(transcript, record)
+    copies = planned_retry_copies(transcript, record, lambda e: entry_bytes(data, e))
+    removed, first_kept = _removed_ids(transcript, record, copies)
     parents = _new_parents(transcript, removed)
     leaf = _resolve(parents, transcript, transcript.leaf_id)
     order = _depth_first(parents, leaf)
@@ -310,7 +332,7 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
                                    first_kept_entry_id=first_kept)
     lines.append(dump_line(entry))
     return SuccessorContent(names.successor_file_name, session_id, tuple(lines),
-                            comp_id, first_kept, frozenset(removed))
+                            comp_id, first_kept, frozenset(removed), copies)
 
 
 # --------------------------------------------------------------------------- append

@@ -69,7 +69,7 @@ def _prepare_successor(transcript: Transcript, data: bytes, record: CompactionRe
     content = build_successor(transcript, data, record, names=names)
     target = transcript.path.absolute().parent / content.file_name
     post = PostCompaction(content.session_id, target, content.compaction_entry_id,
-                          content.first_kept_entry_id)
+                          content.first_kept_entry_id, content.dropped_retry_copies)
     mode = file_mode(transcript.path)
     return post, lambda: atomic_write_bytes(target, content.data(), mode=mode, exclusive=True)
 
@@ -114,7 +114,8 @@ def write_successor(transcript: Transcript, compaction: CompactionRecord, *,
     return WriteResult(written=(post.path,), successor_path=post.path,
                        compaction_entry_id=post.compaction_entry_id,
                        session_id=post.session_id,
-                       first_kept_entry_id=post.first_kept_entry_id)
+                       first_kept_entry_id=post.first_kept_entry_id,
+                       dropped_retry_copies=post.dropped_retry_copies)
 
 
 def append_compaction(transcript: Transcript, compaction: CompactionRecord, *,
@@ -177,7 +178,8 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
         checkpoint_path=checkpoint.path,
         store_path=Path(store) if store is not None and store_written else None,
         compaction_entry_id=post.compaction_entry_id, session_id=post.session_id,
-        first_kept_entry_id=post.first_kept_entry_id)
+        first_kept_entry_id=post.first_kept_entry_id,
+        dropped_retry_copies=post.dropped_retry_copies)
 
 
 def _undo(transcript_path: Path, created: list[Path], original: bytes | None) -> None:

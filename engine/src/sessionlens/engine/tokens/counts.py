@@ -42,7 +42,7 @@ from .tokenizer import ENCODING_NAMES, TextCounter, ensure_tiktoken_data, get_en
 __all__ = [
     "CHARS_PER_TOKEN", "ENCODING_NAMES", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS",
     "PI_IMAGE_CHARS", "ContextPoint", "EntryTokens", "EstimateRules", "TokenReport",
-    "context_series", "count_tokens", "ensure_tiktoken_data", "entry_count_text",
+    "entry_context_tokens", "context_series", "count_tokens", "ensure_tiktoken_data", "entry_count_text",
     "estimate_entry_tokens", "estimate_message_chars", "get_encoding", "reported_usage_entry",
 ]
 
@@ -239,6 +239,20 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
     )
     _reports.put(transcript, report, encoding)
     return report
+
+
+#: Rows that replay as a message (pi ``getMessageFromEntry``).
+_CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
+
+
+def entry_context_tokens(entry: Entry, tokens: TokenReport | None = None) -> int:
+    """pi's estimate of what ``entry`` adds to the context: 0 for rows the model never sees
+    (metadata, compaction rows, excluded bash runs); the report's count when one is given."""
+    if entry.type not in _CONTEXT_ENTRY_TYPES or (
+            entry.message is not None and entry.message.exclude_from_context):
+        return 0
+    known = tokens.entries.get(entry.id) if tokens is not None else None
+    return known.estimate_pi if known is not None else estimate_entry_tokens(entry, "pi")
 
 
 def context_series(transcript: Transcript, report: TokenReport) -> tuple[ContextPoint, ...]:
