@@ -13,8 +13,9 @@ from fixtures.samples import sample_path
 from fixtures.session_files import structured_summary
 from sessionlens.engine.audit.report import audit_compaction, audit_report_dict, audit_summary
 from sessionlens.engine.audit.span import compaction_span
-from sessionlens.engine.contract.ask import ask_tokens, clean_user_ask, has_ask_overlap
+from sessionlens.engine.contract.ask import ask_tokens, has_ask_overlap
 from sessionlens.engine.contract.templates import detect_template
+from sessionlens.engine.contract.user_words import strip_envelope
 from sessionlens.engine.errors import AuditError
 from sessionlens.engine.load.reader import load_transcript
 
@@ -42,8 +43,8 @@ def test_structured_summary_with_everything_passes() -> None:
                                  "commit 9F8E7D6C5B4A; https://docs.example.org/x")
     report = audit_summary(b.build(), summary, summarized_entry_ids=span, template="structured")
     assert report.passed, report.reasons
-    assert [c.name for c in report.checks] == ["content", "sections", "identifiers", "latest_ask",
-                                               "budget"]
+    assert [c.name for c in report.checks] == ["content", "sections", "identifiers", "errors",
+                                               "latest_ask", "budget"]
     assert set(report.identifiers_found) == {"/srv/app/parser.py", "9F8E7D6C5B4A",
                                              "https://docs.example.org/x"}
     assert report.identifiers_missing == ()
@@ -129,8 +130,8 @@ def test_latest_ask_rule() -> None:
 def test_openclaw_channel_metadata_is_not_part_of_the_ask() -> None:
     raw = ('Sender (untrusted metadata):\n```json\n{"label": "telegram", "id": "12345678"}\n```\n\n'
            "[Sun 2026-03-08 22:03 GMT+9] rotate the staging certificates")
-    assert clean_user_ask(raw) == "rotate the staging certificates"
-    assert ask_tokens(clean_user_ask(raw)) == ("rotate", "staging", "certificates")
+    assert strip_envelope(raw) == "rotate the staging certificates"
+    assert ask_tokens(strip_envelope(raw)) == ("rotate", "staging", "certificates")
 
 
 def test_latest_ask_not_reflected_and_explicit_ask_entry() -> None:

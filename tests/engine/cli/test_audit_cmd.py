@@ -21,7 +21,7 @@ def test_audit_json_keys_and_values(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert data["compaction_id"] == ids["compaction"]
     assert data["passed"] is False  # the summary lacks the span's identifiers
     assert [c["name"] for c in data["checks"]] == ["content", "sections", "identifiers",
-                                                   "latest_ask", "budget"]
+                                                   "errors", "latest_ask", "budget"]
     assert set(data["identifiers"]) == {"found", "missing"}
     assert "/srv/app/parser.py" in data["identifiers"]["missing"]
     dropped = {d["value"]: d for d in data["dropped"]}

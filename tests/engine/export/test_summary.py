@@ -115,7 +115,7 @@ def test_json_export_validates_against_schema(tmp_path: Path) -> None:
                                "entry_count": 4}
     assert data["compaction_id"] == ids["compaction"]
     names = [c["name"] for c in data["audit"]["checks"]]
-    assert names == ["content", "sections", "identifiers", "latest_ask", "budget"]
+    assert names == ["content", "sections", "identifiers", "errors", "latest_ask", "budget"]
     assert {d["value"] for d in data["dropped"]} >= {"/srv/app/parser.py", "pytest -q tests/test_parser.py"}
     broken = dict(data, schema_version=2)
     with pytest.raises(jsonschema.ValidationError):

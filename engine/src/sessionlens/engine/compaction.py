@@ -126,4 +126,5 @@ def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
         tokens_before=outcome.plan.tokens_before, tokens_after=outcome.tokens_after,
         file_ops=result.file_ops, summarized_entry_ids=outcome.summarized_entry_ids,
         provider=result.provider, model=result.model, template=result.template,
-        audit_passed=outcome.audit.passed, instructions=result.instructions)
+        audit_passed=outcome.audit.passed, instructions=result.instructions,
+        focus_matched=result.focus_matched)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from sessionlens.engine.contract.templates import QUALITY_FEEDBACK_HEAD
 from sessionlens.engine.errors import SummarizationCancelled
 
 from .report import AuditReport
@@ -61,7 +62,7 @@ class QualityOutcome:
 
 def quality_feedback(report: AuditReport) -> str:
     """Tell the summarizer, in plain words, what the last summary got wrong."""
-    lines = ["The previous summary did not pass the quality audit. Problems found:"]
+    lines = [QUALITY_FEEDBACK_HEAD]
     for check in report.checks:
         if check.passed:
             continue

@@ -60,6 +60,14 @@ def _status(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
 
+def _focus_note(d: dict[str, Any]) -> str:
+    """Never let an export claim a focus that did nothing."""
+    applied = d.get("focus_applied")
+    if applied is False:
+        return " (not applied: nothing in the summarized entries matched them)"
+    return " (applied)" if applied else ""
+
+
 def render_markdown(d: dict[str, Any]) -> str:
     a = d["audit"]
     fence = _fence(d["summary"]["text"])
@@ -77,7 +85,7 @@ def render_markdown(d: dict[str, Any]) -> str:
         f"- Created: {d['created_at']}; schema version {d['schema_version']}",
     ]
     if d["instructions"]:
-        lines.append(f"- Instructions: {_code(d['instructions'])}")
+        lines.append(f"- Instructions: {_code(d['instructions'])}{_focus_note(d)}")
     if d["settings"]:
         lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in d["settings"].items()))
     lines += ["", "## Summary", "", fence + "text", d["summary"]["text"], fence, "",
@@ -126,7 +134,7 @@ def render_html(d: dict[str, Any]) -> str:
                             f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']})"),
         ("Summary sha256", d["summary"]["sha256"]), ("Provider", d["provider"]),
         ("Model", d["model"]), ("Template", f"{d['template']} (detected: {a['detected_template']})"),
-        ("Identifier policy", a["identifier_policy"]), ("Instructions", d["instructions"]),
+        ("Identifier policy", a["identifier_policy"]), ("Instructions", (d["instructions"] + _focus_note(d)) if d["instructions"] else ""),
         ("Settings", json.dumps(d["settings"], ensure_ascii=False)),
         ("Created", d["created_at"]), ("Schema version", d["schema_version"]),
     ]

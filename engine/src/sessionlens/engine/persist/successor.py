@@ -72,6 +72,8 @@ class CompactionRecord:
     template: str = ""
     audit_passed: bool | None = None
     instructions: str = ""
+    #: Whether the focus instructions matched anything (see ``SummaryResult.focus_matched``).
+    focus_matched: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +117,8 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
         own["tokensAfter"] = record.tokens_after
     if record.instructions:
         own["instructions"] = record.instructions
+        if record.focus_matched is not None:
+            own["focusApplied"] = record.focus_matched
     return {
         "type": "compaction", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
         "summary": record.summary, "firstKeptEntryId": first_kept,
