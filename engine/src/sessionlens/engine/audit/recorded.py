@@ -81,14 +81,17 @@ def _predecessor_path(transcript: Transcript) -> Path | None:
 
 def audit_compaction_in_chain(transcript: Transcript, compaction_id: str | None = None, *,
                               identifier_policy: IdentifierPolicy = "strict",
-                              budget_chars: int = AUDIT_BUDGET_CHARS,
-                              load: Loader = load_transcript) -> ChainAudit:
+                              budget_chars: int | None = AUDIT_BUDGET_CHARS,
+                              load: Loader = load_transcript,
+                              summary: str | None = None) -> ChainAudit:
     """``audit_compaction``, reading the span from the predecessor when the file lacks it.
+    With ``summary``, that text is audited as the compaction's replacement instead of the
+    recorded one.
 
     Raises AuditError as ``audit_compaction`` does; a predecessor that is missing or cannot
     be loaded leaves the audit as the file alone gives it."""
     report = audit_compaction(transcript, compaction_id, identifier_policy=identifier_policy,
-                              budget_chars=budget_chars)
+                              budget_chars=budget_chars, summary=summary)
     cid = report.compaction_id or ""
     if _has_message(transcript, report.summarized_entry_ids):
         return ChainAudit(report)
@@ -102,13 +105,14 @@ def audit_compaction_in_chain(transcript: Transcript, compaction_id: str | None 
     held = predecessor.get(cid)
     if held is not None and held.type == "compaction":
         inherited = audit_compaction(predecessor, cid, identifier_policy=identifier_policy,
-                                     budget_chars=budget_chars)
+                                     budget_chars=budget_chars, summary=summary)
         return ChainAudit(inherited, source)
     ids = predecessor_span(predecessor, transcript, cid)
     if not _has_message(predecessor, ids):
         return ChainAudit(report)
     entry = transcript.entry(cid)
-    redone = audit_summary(predecessor, entry.summary or "", summarized_entry_ids=ids,
+    text = entry.summary or "" if summary is None else summary
+    redone = audit_summary(predecessor, text, summarized_entry_ids=ids,
                            template=report.template, identifier_policy=identifier_policy,
                            budget_chars=budget_chars, compaction_id=cid,
                            from_hook=entry.from_hook)

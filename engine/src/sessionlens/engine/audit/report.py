@@ -250,8 +250,10 @@ def _ask_check(summary: str, ask: str | None) -> AuditCheck:
                       ("latest_user_ask_not_reflected",))
 
 
-def _budget_check(summary: str, budget: int) -> AuditCheck:
+def _budget_check(summary: str, budget: int | None) -> AuditCheck:
     n = len(summary)
+    if budget is None:
+        return AuditCheck("budget", True, f"{n} characters (this agent caps no summary size).")
     if n <= budget:
         return AuditCheck("budget", True, f"{n} of {budget} characters.")
     return AuditCheck("budget", False, f"{n} characters exceed the budget of {budget}.",
@@ -279,7 +281,7 @@ def audit_summary(
     template: str,
     identifier_policy: IdentifierPolicy = "strict",
     custom_identifiers: Sequence[str] = (),
-    budget_chars: int = AUDIT_BUDGET_CHARS,
+    budget_chars: int | None = AUDIT_BUDGET_CHARS,
     latest_ask_entry_id: str | None = None,
     compaction_id: str | None = None,
     from_hook: bool = False,
@@ -338,10 +340,18 @@ def audit_summary(
     )
 
 
-def _writer_template(entry: Entry, summary: str) -> str:
+#: Agents whose compaction summaries follow no heading template and no size cap: a Claude
+#: Code ``compact_boundary`` summary, a Codex ``compacted`` replacement history.
+_FREE_FORM_FORMATS = frozenset({"claude-code", "codex"})
+
+
+def _writer_template(transcript: Transcript, entry: Entry, summary: str) -> str:
     """The template to judge an existing summary on: its own, or for a placeholder the one
-    its writer promised (OpenClaw's safeguard for ``fromHook`` entries, else pi's)."""
+    its writer promised (OpenClaw's safeguard for ``fromHook`` entries, else pi's); none
+    for agents that promise no headings (their text may quote headings of the history)."""
     detected = detect_template(summary, from_hook=entry.from_hook)
+    if transcript.format in _FREE_FORM_FORMATS:
+        return "fallback" if detected == "fallback" else "none"
     if detected == "fallback":
         return "safeguard" if entry.from_hook else "structured"
     return detected
@@ -349,19 +359,21 @@ def _writer_template(entry: Entry, summary: str) -> str:
 
 def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *,
                      identifier_policy: IdentifierPolicy = "strict",
-                     budget_chars: int = AUDIT_BUDGET_CHARS) -> AuditReport:
-    """Audit a compaction the transcript already holds (default: the last one).
+                     budget_chars: int | None = AUDIT_BUDGET_CHARS,
+                     summary: str | None = None) -> AuditReport:
+    """Audit a compaction the transcript already holds (default: the last one), or with
+    ``summary`` another text (written by another tool, edited by hand) as its replacement.
 
     Raises AuditError when the transcript has no such compaction."""
     span: CompactionSpan = compaction_span(transcript, compaction_id)
     entry = transcript.entry(span.compaction_id)
-    summary = entry.summary or ""
+    summary = entry.summary or "" if summary is None else summary
     report = audit_summary(
         transcript, summary,
         summarized_entry_ids=span.summarized_entry_ids,
-        template=_writer_template(entry, summary),
+        template=_writer_template(transcript, entry, summary),
         identifier_policy=identifier_policy,
-        budget_chars=budget_chars,
+        budget_chars=None if transcript.format in _FREE_FORM_FORMATS else budget_chars,
         compaction_id=span.compaction_id,
         from_hook=entry.from_hook,
     )

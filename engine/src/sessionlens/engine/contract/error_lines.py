@@ -181,7 +181,7 @@ def message_errors(msg: Message, command: str | None = None
     context, meaning = _program(msg.command if msg.role == "bashExecution" else command)
     if flagged and not any(f.kind != "exit" for f in found):
         line = telling_line(msg.text if msg.role == "toolResult" else (msg.error_message or ""))
-        if len(line) >= 4:
+        if len(line) >= 4 and not (found and _EXIT.search(line)):  # not the exit line again
             yield line, "", ()
     codes: set[int | None] = set()
     benign = meaning[:1] and meaning[0] in NO_MATCH_EXIT_PROGRAMS  # grep found nothing

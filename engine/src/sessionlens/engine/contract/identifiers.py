@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from sessionlens.engine.model import Entry, Message, TextBlock, ToolCallBlock
 
-from .error_lines import exit_code_pattern, generic_error_body, message_errors
+from .error_lines import exit_code_pattern, find_errors, generic_error_body, message_errors
 from .measures import meaning_in_line, measured_subject
 from .opaque import (
     AUDIT_RECENT_MESSAGES,
@@ -35,6 +35,7 @@ __all__ = [
     "IdentifierClass",
     "entry_text",
     "extract_identifiers",
+    "classify_value",
     "extract_opaque_identifiers",
     "identifier_key",
     "is_pure_hex",
@@ -273,6 +274,19 @@ def _entry_entities(entry: Entry, calls: dict[str, str]) -> Iterator[EntityTuple
             yield value, "error", context, meaning
     for _pos, value, cls, context, meaning in sorted(_text_entities(entry_text(entry))):
         yield value, cls, context, meaning
+
+
+def classify_value(value: str) -> IdentifierClass | None:
+    """The class of a value that is one entity as a whole (a path, a URL, an error
+    message, ...), else None (free text), so a search for it matches by that class's rule."""
+    value = value.strip()
+    found = [f for f in find_errors(value)]
+    if len(found) == 1 and found[0].start == 0 and found[0].value == value:
+        return "error"
+    for _pos, entity, cls, _context, _meaning in _text_entities(value):
+        if entity == value:
+            return cls
+    return None
 
 
 def extract_identifiers(entries: Iterable[Entry]) -> tuple[Identifier, ...]:
