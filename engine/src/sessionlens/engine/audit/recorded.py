@@ -30,7 +30,7 @@ from .report import (
 )
 from .span import path_to
 
-__all__ = ["ChainAudit", "audit_compaction_in_chain", "predecessor_span"]
+__all__ = ["ChainAudit", "audit_compaction_in_chain", "audit_every_compaction", "predecessor_span"]
 
 Loader = Callable[[Path], Transcript]
 
@@ -117,3 +117,20 @@ def audit_compaction_in_chain(transcript: Transcript, compaction_id: str | None 
                            budget_chars=budget_chars, compaction_id=cid,
                            from_hook=entry.from_hook)
     return ChainAudit(redone, source)
+
+
+def audit_every_compaction(transcript: Transcript, *, identifier_policy: IdentifierPolicy = "strict",
+                           load: Loader = load_transcript) -> dict[str, ChainAudit]:
+    """The audit of every compaction the file holds (file order), each as the chain gives it.
+
+    Loads the predecessor (at most once) when a compaction's span lives there."""
+    cache: dict[Path, Transcript] = {}
+
+    def cached(path: Path) -> Transcript:
+        if path not in cache:
+            cache[path] = load(path)
+        return cache[path]
+
+    return {c.id: audit_compaction_in_chain(transcript, c.id, identifier_policy=identifier_policy,
+                                            load=cached)
+            for c in transcript.compactions}

@@ -116,8 +116,10 @@ class AuditReport:
 
     @property
     def total_loss(self) -> bool:
-        """The summary is empty or a fallback placeholder: the whole span is gone."""
-        return any(r in ("empty_summary", "fallback_summary") for r in self.check("content").reasons)
+        """The summary is empty or a fallback placeholder and it replaced entries: the
+        whole span is gone."""
+        return bool(self.summarized_entry_ids) and any(
+            r in ("empty_summary", "fallback_summary") for r in self.check("content").reasons)
 
     @property
     def reasons(self) -> tuple[str, ...]:

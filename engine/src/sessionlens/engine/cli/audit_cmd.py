@@ -93,9 +93,7 @@ def _lines(report: AuditReport, audited: ChainAudit, what: str, path: Path) -> l
     if report.total_loss:
         lines.append(f"  TOTAL LOSS: the summary is no summary; all {len(report.dropped)} "
                      f"specifics of the {len(report.summarized_entry_ids)} summarized entries "
-                     "are gone" if report.summarized_entry_ids else
-                     "  TOTAL LOSS: the summary is no summary (its span holds no entry: "
-                     "an earlier compaction already took the history)")
+                     "are gone")
     for c in report.checks:
         lines.append(f"  [{'ok' if c.passed else 'FAIL'}] {c.name}: {c.detail}")
         lines.extend(f"         {r}" for r in c.reasons)

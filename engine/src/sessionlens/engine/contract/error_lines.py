@@ -56,6 +56,10 @@ _GENERIC_PREFIX = re.compile(r"^(?:error|fatal|panic|npm ERR!|\[?(?:ERROR|FATAL|
 #: ``{"error": "missing_api_key"}`` in a JSON tool result.
 _JSON_ERROR = re.compile(r'"(?:error|errorMessage|error_message)"\s*:\s*"([^"\n]{4,200})"')
 _TAIL = re.compile(r"[\s.,;:]+$")
+#: A text can only hold an error if it has one of these (lower-cased) somewhere.
+_ANY_HINT = ("error", "exception", "interrupt", "fault", "failure", "exit", "fatal", "panic",
+             "critical", "err!", "fail", "returned non-zero")
+_LINE_HINT = re.compile(r"(?i)error|fatal|panic|critical|ERR!")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +120,9 @@ def generic_error_body(value: str) -> str:
 def find_errors(text: str) -> Iterator[FoundError]:
     """Every error message in ``text``, in order of position (overlaps keep the first)."""
     found: list[FoundError] = []
+    lower = text.lower()
+    if not any(w in lower for w in _ANY_HINT):
+        return  # most texts hold no error at all: skip the line-anchored scans
     for m in _EXCEPTION.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if _CODE_BEFORE.search(text[line_start:m.start()]):
@@ -126,11 +133,11 @@ def find_errors(text: str) -> Iterator[FoundError]:
             message = message[: message.index(opener)]
             end = m.start(2) + len(message)
         found.append(FoundError(m.start(), end, _cap(f"{m.group(1)}: {message}"), "exception"))
-    for m in _ERROR_LINE.finditer(text):
+    for m in _ERROR_LINE.finditer(text) if _LINE_HINT.search(text) else ():
         indented = m.group(0)[:1] in (" ", "\t")
         if not (_CODE_LIKE.search(m.group(1)) or (indented and _ONE_WORD.match(m.group(1)))):
             found.append(FoundError(m.start(1), m.end(1), _cap(m.group(1)), "line"))
-    for m in _FAILED_TEST.finditer(text):
+    for m in _FAILED_TEST.finditer(text) if "FAIL" in text else ():
         found.append(FoundError(m.start(1), m.end(1), _cap(m.group(1)), "test"))
     for m in _JSON_ERROR.finditer(text):
         found.append(FoundError(m.start(1), m.end(1), _cap(m.group(1)), "json"))

@@ -39,6 +39,7 @@ __all__ = [
     "make_bundle",
     "scrub_secrets",
     "sha256_file",
+    "write_export",
 ]
 
 #: Bumped whenever the JSON layout changes incompatibly (schemas/export.schema.json).
@@ -243,7 +244,11 @@ def export_summary(bundle: ExportBundle, fmt: ExportFormat, out: Path | str) -> 
     renderers = {"md": render_markdown, "json": render_json, "html": render_html}
     if fmt not in renderers:
         raise ExportError(f"unknown export format {fmt!r} (choose md, json or html)")
-    text = renderers[fmt](bundle_to_dict(bundle))
+    return write_export(out, renderers[fmt](bundle_to_dict(bundle)))
+
+
+def write_export(out: Path | str, text: str) -> Path:
+    """Write an export atomically; a folder or a missing folder is a clear ExportError."""
     target = Path(out)
     if target.is_dir():
         raise ExportError(f"{target}: is a folder; give a file name to export to")
