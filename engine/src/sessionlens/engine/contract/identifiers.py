@@ -11,6 +11,7 @@ which entries each came from so a dropped entity can be traced back.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -167,11 +168,13 @@ TextEntity = tuple[int, str, IdentifierClass, str, tuple[str, ...]]
 def _text_entities(text: str) -> Iterator[TextEntity]:
     """Every free-text entity as (position, value, class, context, meaning); earlier classes
     mask later ones. Quantities carry what they measure (``measures``)."""
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # the spans taken so far, disjoint, sorted by start
+    ends: list[int] = []
     for cls, pattern in _TEXT_PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
-            if any(start < t_end and t_start < end for t_start, t_end in taken):
+            at = bisect_left(starts, end)  # spans starting before this one ends...
+            if at and ends[at - 1] > start:  # ...the last of which reaches into it
                 continue
             value = trim_identifier(match.group(0)) if cls in ("url", "path", "host") else match.group(0)
             if cls == "path":
@@ -181,7 +184,8 @@ def _text_entities(text: str) -> Iterator[TextEntity]:
                 continue
             if kind == "quantity" and _in_blob(text, start, end):
                 continue
-            taken.append((start, end))
+            starts.insert(at, start)
+            ends.insert(at, end)
             context, meaning = measured_subject(text, start, end) if kind == "quantity" \
                 else ("", ())
             yield start, value, kind, context, meaning

@@ -114,6 +114,16 @@ def _image_data(block: ImageBlock) -> str | None:
     return data
 
 
+def _other_text(entry: Entry) -> str:
+    """The text of a non-message entry shown (a branch summary, an extension's message)."""
+    return entry.summary or "\n".join(b.text for b in entry.content if isinstance(b, TextBlock))
+
+
+def _boundary_facts(entry: Entry) -> str:
+    before = entry.tokens_before if entry.tokens_before is not None else "not recorded"
+    return f"Tokens before: {before}; first kept entry: {entry.first_kept_entry_id or 'none'}"
+
+
 def _audit_line(report: AuditReport) -> str:
     kept = ", ".join(f"{c.cls} {c.found}/{c.total}" for c in report.coverage if c.total)
     verdict = "PASSED" if report.passed else "FAILED"
@@ -167,18 +177,15 @@ def render_transcript_markdown(transcript: Transcript,
     for entry in _entries(transcript):
         if entry.type == "compaction":
             lines += ["---", "", f"## Compaction {entry.id} ({entry.timestamp or 'no time'})", "",
-                      f"Tokens before: {entry.tokens_before if entry.tokens_before is not None else 'not recorded'}; "
-                      f"first kept entry: {entry.first_kept_entry_id or 'none'}", ""]
+                      _boundary_facts(entry), ""]
             if entry.id in audits:
                 lines += [_audit_line(audits[entry.id]), ""]
             lines += ["Summary:", ""] + _md_block(scrub(entry.summary or "")) + ["", "---", ""]
         elif entry.message is not None:
             lines += _md_message(entry, entry.message, scrub)
         else:
-            text = entry.summary or "\n".join(b.text for b in entry.content
-                                              if isinstance(b, TextBlock))
             lines += [f"### {entry.type.replace('_', ' ').capitalize()}", ""] \
-                + _md_block(scrub(text)) + [""]
+                + _md_block(scrub(_other_text(entry))) + [""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -234,8 +241,7 @@ def render_transcript_html(transcript: Transcript,
         if entry.type == "compaction":
             out += [f'<section class="boundary" id="e-{_e(entry.id)}">',
                     f"<h2>Compaction {_e(entry.id)} ({_e(entry.timestamp or 'no time')})</h2>",
-                    f"<p>Tokens before: {_e(entry.tokens_before if entry.tokens_before is not None else 'not recorded')}; "
-                    f"first kept entry: {_e(entry.first_kept_entry_id or 'none')}</p>"]
+                    f"<p>{_e(_boundary_facts(entry))}</p>"]
             if entry.id in audits:
                 out.append(f"<p>{_e(_audit_line(audits[entry.id]))}</p>")
             out += [f"<details open><summary>Summary</summary><pre>{_e(scrub(entry.summary or ''))}"
@@ -243,11 +249,9 @@ def render_transcript_html(transcript: Transcript,
         elif entry.message is not None:
             out += _html_message(entry, entry.message, scrub)
         else:
-            text = entry.summary or "\n".join(b.text for b in entry.content
-                                              if isinstance(b, TextBlock))
             out += [f'<section class="entry" id="e-{_e(entry.id)}">',
                     f"<h3>{_e(entry.type.replace('_', ' ').capitalize())}</h3>",
-                    f"<pre>{_e(scrub(text))}</pre></section>"]
+                    f"<pre>{_e(scrub(_other_text(entry)))}</pre></section>"]
     out += ["</body></html>", ""]
     return "\n".join(out)
 

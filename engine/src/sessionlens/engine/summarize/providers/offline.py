@@ -163,16 +163,19 @@ def _victim(items: list[str], key: str, keep: Focus, last_resort: bool) -> int |
     """Which item of a section goes next: never the latest-ask line, a left-out count or the
     first goal; error messages and items matching the focus only as a last resort; oldest
     first, except in newest-first sections."""
-    candidates = [i for i, x in enumerate(items)
-                  if not x.startswith((_LATEST, _ADDRESS)) and not _LEFT_OUT.match(x)]
-    if key == "## Goal":
-        candidates = candidates[1:]
-    if not last_resort:
-        candidates = [i for i in candidates
-                      if not items[i].startswith(_ERROR) and not keep.matches(items[i])]
-    if not candidates:
-        return None
-    return candidates[-1] if key in _NEWEST_FIRST else candidates[0]
+    order = range(len(items) - 1, -1, -1) if key in _NEWEST_FIRST else range(len(items))
+    first_goal = key == "## Goal"
+    for i in order:
+        x = items[i]
+        if x.startswith((_LATEST, _ADDRESS)) or _LEFT_OUT.match(x):
+            continue
+        if first_goal and not any(not y.startswith((_LATEST, _ADDRESS)) and not _LEFT_OUT.match(y)
+                                  for y in items[:i]):
+            continue  # the first goal stays
+        if not last_resort and (x.startswith(_ERROR) or (keep and keep.matches(x))):
+            continue
+        return i
+    return None
 
 
 _IDENT_ITEM = re.compile(r"- `([^`]+)`")
