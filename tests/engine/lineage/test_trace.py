@@ -79,3 +79,11 @@ def test_free_text_is_matched_ignoring_case_and_spacing() -> None:
     assert "Blue-Green rollout" in trace.mentions[0].snippet
     assert trace.lost_at is not None and trace.lost_at.number == 1
     assert "lost at compaction 1" in describe_trace(trace)
+
+
+def test_a_placeholder_summary_keeps_nothing() -> None:
+    b = TranscriptBuilder()
+    b.user("we hit the context limits again")
+    b.compaction("Summary unavailable due to context limits. Older messages were truncated.")
+    trace = trace_fact([b.build()], "context limits")
+    assert [(c.in_summary, c.status) for c in trace.compactions] == [(False, "dropped")]

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from sessionlens.engine.audit.span import path_to
 from sessionlens.engine.contract.identifiers import classify_value, entry_text, summary_contains
+from sessionlens.engine.contract.templates import fallback_text
 from sessionlens.engine.model import Entry, ThinkingBlock, Transcript
 from sessionlens.engine.sessions.store import foreign_basename
 
@@ -183,9 +184,11 @@ class _Walk:
             tail = path[ids.index(entry.first_kept_entry_id):at]
         in_tail = any(self.m.contains(_haystack(e)) for e in tail)
         self.order += 1
+        summary = entry.summary or ""
+        in_summary = fallback_text(summary) is None and self.m.contains(summary)  # a
+        # placeholder ("Summary unavailable ...") keeps nothing, whatever words it has
         c = CompactionTrace(len(self.compactions) + 1, entry.id, t.path, entry.line,
-                            entry.timestamp, on_path, known, self.m.contains(entry.summary or ""),
-                            in_tail, self.order)
+                            entry.timestamp, on_path, known, in_summary, in_tail, self.order)
         self.compactions.append(c)
         return c.kept
 
