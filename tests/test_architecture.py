@@ -86,16 +86,18 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "find_secrets", "keyring_available", "preview_prompts", "redact", "serialize_entries",
     "store_api_key", "summarize_plan",
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
-    "build_recovery_pack",
+    "build_recovery_pack", "ChainAudit", "audit_every_compaction",
     "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",
     "prepare_write", "run_compaction", "tokens_after", "write_prepared",
     "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
     "require_writable", "restore_checkpoint", "RestorePlan", "plan_restore", "write_compaction",
     "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
+    "export_transcript",
     "BranchOutline", "CompactionForensics", "DiffEntry", "DriftReport", "Lineage",
     "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",
     "analyze_drift", "branch_outline", "build_chain", "build_lineage",
-    "compare_points", "point_transcript",
+    "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
+    "load_chain_transcripts",
 ))
 
 

@@ -146,7 +146,7 @@ def test_summary_contains_rules() -> None:
 @given(st.text(alphabet="ab09AF.:/-_ \\\n()\"'<x", max_size=80))
 def test_chunked_scan_matches_the_plain_regex(text: str) -> None:
     """Scanning whitespace-free chunks (to avoid quadratic backtracking) changes nothing."""
-    from sessionlens.engine.contract.identifiers import _OPENCLAW_RE
+    from sessionlens.engine.contract.opaque import _OPENCLAW_RE
 
     expected: dict[str, None] = {}
     for match in _OPENCLAW_RE.finditer(text):

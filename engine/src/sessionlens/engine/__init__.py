@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ._io.atomic import atomic_write_text
 from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
+from .audit.recorded import ChainAudit, audit_every_compaction
 from .audit.report import AuditReport, audit_compaction, audit_summary
 from .compaction import (
     CompactionOptions,
@@ -55,12 +56,14 @@ from .export.summary import (
     export_summary,
     make_bundle,
 )
+from .export.transcript import export_transcript
 from .lineage.branches import BranchOutline, OutlineNode, branch_outline
-from .lineage.chain import build_chain
+from .lineage.chain import build_chain, load_chain_transcripts
 from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
 from .lineage.drift import DriftReport, SummaryPoint, analyze_drift
 from .lineage.forensics import CompactionForensics, analyze_compactions
 from .lineage.graph import Lineage, LineageNode, build_lineage
+from .lineage.trace import FactTrace, describe_trace, trace_fact
 from .load.reader import load_transcript
 from .load.tree import build_transcript, children_of
 from .model import Diagnostic, Entry, ImageBlock, Transcript
@@ -144,7 +147,7 @@ __all__ = [
     "store_api_key", "summarize_plan",
     # audit
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
-    "build_recovery_pack",
+    "build_recovery_pack", "ChainAudit", "audit_every_compaction",
     # the compaction run
     "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",
     "prepare_write", "run_compaction", "tokens_after", "write_prepared",
@@ -153,9 +156,11 @@ __all__ = [
     "require_writable", "restore_checkpoint", "RestorePlan", "plan_restore", "write_compaction",
     # export
     "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
+    "export_transcript",
     # lineage
     "BranchOutline", "CompactionForensics", "DiffEntry", "DriftReport", "Lineage",
     "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",
     "analyze_drift", "branch_outline", "build_lineage", "build_chain",
-    "compare_points", "point_transcript",
+    "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
+    "load_chain_transcripts",
 ]

@@ -185,7 +185,8 @@ def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
         file_ops=result.file_ops, summarized_entry_ids=outcome.summarized_entry_ids,
         provider=result.provider, model=result.model, template=result.template,
         audit_passed=outcome.audit.passed, instructions=result.instructions,
-        failed_checks=tuple(c.name for c in outcome.audit.checks if not c.passed))
+        failed_checks=tuple(c.name for c in outcome.audit.checks if not c.passed),
+        focus_matched=result.focus_matched)
 
 
 def prepare_write(transcript: Transcript, outcome: CompactionOutcome,

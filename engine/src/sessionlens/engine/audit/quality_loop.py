@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from sessionlens.engine.contract.templates import QUALITY_FEEDBACK_HEAD
 from sessionlens.engine.errors import SummarizationCancelled
 
 from .report import AuditReport
@@ -62,7 +63,7 @@ class QualityOutcome:
 
 def quality_feedback(report: AuditReport) -> str:
     """Tell the summarizer, in plain words, what the last summary got wrong."""
-    lines = ["The previous summary did not pass the quality audit. Problems found:"]
+    lines = [QUALITY_FEEDBACK_HEAD]
     for check in report.checks:
         if check.passed:
             continue

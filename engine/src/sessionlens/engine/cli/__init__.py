@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, str] = {
     "export": "export_cmd",
     "chain": "chain_cmd",
     "restore": "restore_cmd",
+    "trace": "trace_cmd",
 }
 
 

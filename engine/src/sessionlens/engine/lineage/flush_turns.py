@@ -15,6 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sessionlens.engine.contract.user_words import (
+    FLUSH_PROMPT_PREFIX,
+    SILENT_REPLY_TOKEN,
+    is_flush_prompt,
+)
 from sessionlens.engine.load.formats.claude_code_blocks import iso_to_ms
 from sessionlens.engine.model import Entry, ImageBlock, Transcript
 from sessionlens.engine.sessions.store import StoreRecord
@@ -25,31 +30,12 @@ __all__ = [
     "store_flush_record",
 ]
 
-#: How every OpenClaw flush prompt so far begins (Moltbot, January 2026, through 2026.9).
-FLUSH_PROMPT_PREFIX = "Pre-compaction memory flush"
-#: The answer that tells OpenClaw to send nothing to the user.
-SILENT_REPLY_TOKEN = "NO_REPLY"
 #: A store's ``memoryFlushAt`` this close to a flush turn's end is that turn's record.
 STORE_MATCH_TOLERANCE_MS = 5 * 60 * 1000
 _WRITE_TOOLS = frozenset({"write", "edit", "apply_patch", "multi_edit"})
 _MEMORY_FILE = re.compile(r"(?:^|/)memory/[^/]+\.md$")
 
 FlushEvidence = Literal["prompt", "empty-prompt"]
-
-
-def is_flush_prompt(text: str, custom_prompt: str | None = None) -> bool:
-    """True when a user message is OpenClaw's flush prompt (its own or the configured one).
-
-    A configured prompt is matched as a prefix (OpenClaw appends the NO_REPLY hint and the
-    current time), with ``YYYY-MM-DD`` standing for any date, as OpenClaw fills it in."""
-    body = text.strip()
-    if body.startswith(FLUSH_PROMPT_PREFIX):
-        return True
-    custom = (custom_prompt or "").strip()
-    if not custom:
-        return False
-    pattern = re.escape(custom).replace(re.escape("YYYY-MM-DD"), r"\d{4}-\d{2}-\d{2}")
-    return re.match(pattern, body) is not None
 
 
 @dataclass(frozen=True, slots=True)

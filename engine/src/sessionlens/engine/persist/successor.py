@@ -76,6 +76,8 @@ class CompactionRecord:
     failed_checks: tuple[str, ...] = ()
     #: Leave out the unanswered copies of a retry storm in the kept part (successor only).
     drop_retry_copies: bool = True
+    #: Whether the focus instructions matched anything (see ``SummaryResult.focus_matched``).
+    focus_matched: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +126,8 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
         own["instructions"] = record.instructions
     if record.failed_checks:
         own["auditFailed"] = list(record.failed_checks)
+    if record.focus_matched is not None:
+        own["focusApplied"] = record.focus_matched
     return {
         "type": "compaction", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
         "summary": record.summary, "firstKeptEntryId": first_kept,

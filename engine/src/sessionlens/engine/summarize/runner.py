@@ -44,6 +44,7 @@ from .providers.base import (
     SummarySource,
 )
 from .providers.fallback import FallbackChain
+from .providers.offline_focus import parse_focus
 from .providers.retry import RetryPolicy
 from .serialize import serialize_entries
 from .staging import summarize_stretch
@@ -105,6 +106,10 @@ class SummaryResult:
     #: Entries that could not be summarized (named in the summary and in ``warnings``).
     omitted_entry_ids: tuple[str, ...] = ()
     is_split_turn: bool = False
+    #: Whether the focus instructions shaped the summary: True when the provider put
+    #: matching items first, False when nothing in the span matched them (the summary is
+    #: then unfocused, and ``warnings`` says so), None when unknown or no instructions.
+    focus_matched: bool | None = None
 
 
 class _Run:
@@ -125,6 +130,7 @@ class _Run:
         self.omitted: list[str] = []
         self.position = (0, 0)
         self.reserved = 0
+        self.focus: list[bool] = []
 
     @property
     def context_window(self) -> int:
@@ -186,6 +192,8 @@ class _Run:
         self.sent += (done.usage.input_tokens or estimate_in) - estimate_in
         self.received += (done.usage.output_tokens or (len(done.text) + 3) // 4) - streamed[0] // 4
         self.provider, self.model = outcome.provider, done.model or self.model
+        if done.focus_matched is not None:
+            self.focus.append(done.focus_matched)
         text = done.text.strip()
         if not text:
             raise ProviderError(f"{outcome.provider} returned an empty summary for {label}",
@@ -243,6 +251,18 @@ def _as_chain(provider_or_chain: Provider | FallbackChain | Sequence[Provider],
     return FallbackChain(list(provider_or_chain), retry)
 
 
+def _focus_outcome(run: _Run) -> bool | None:
+    """Did the focus instructions do anything? Only a provider that matched them knows."""
+    if not parse_focus(run.instructions) or not run.focus:
+        return None
+    if any(run.focus):
+        return True
+    run.warnings.append("the focus instructions matched nothing in the summarized entries, "
+                        "so the summary is not focused on them")
+    run.emit("done", run.warnings[-1])
+    return False
+
+
 async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) -> SummaryResult:
     budget = max(256, min(int(plan.summary_budget_tokens) or 13_107,
                           run.chain.profile.max_output_tokens))
@@ -278,6 +298,7 @@ async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) ->
     for note in run.warnings:  # omission notes must be in the text a reader keeps
         if note.startswith("[") and note not in body:
             body += "\n\n" + note
+    focus = _focus_outcome(run)
     text = cap_summary(body, suffix)
     if len(body) + len(suffix) > SUMMARY_MAX_CHARS:
         run.warnings.append(f"summary cut to {SUMMARY_MAX_CHARS} characters "
@@ -288,7 +309,7 @@ async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) ->
         run.stages, len(chunks), run.attempts, plan.file_ops, plan.first_kept_entry_id,
         int(plan.tokens_before), tuple(run.warnings), tuple(plan.summarize_entry_ids),
         tuple(plan.turn_prefix_entry_ids), tuple(dict.fromkeys(run.omitted)),
-        bool(plan.is_split_turn))
+        bool(plan.is_split_turn), focus)
 
 
 async def summarize_plan(

@@ -114,6 +114,10 @@ class Completion:
     provider: str = ""
     model: str = ""
     stop_reason: str | None = None
+    #: Whether the focus instructions matched anything the summarizer could put first:
+    #: an extractive provider knows (False: nothing matched, so the focus did nothing);
+    #: a model does not say (None).
+    focus_matched: bool | None = None
 
 
 @runtime_checkable
