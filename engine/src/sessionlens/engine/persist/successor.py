@@ -15,18 +15,28 @@ Choices that differ from OpenClaw's rotation, and why:
   copied verbatim, which is what lets a reader trust the successor;
 - ``leaf`` control rows are left out: they point into the old file's append history, and
   the successor's order already puts the active branch last.
+
+Resume state. pi and OpenClaw restore the model and thinking level from the path they
+resume (pi 0.58.3 ``buildSessionContext``, the same in openclaw 2026.9.6 agent-core): the
+last ``thinking_level_change`` sets the level ("off" without one), the last ``model_change``
+or assistant message (any stop reason) sets the model. A successor that drops the assistant
+messages carrying the current model (a hard boundary drops them all) would resume with an
+older model_change's model, or none. So the successor gets a ``model_change`` and/or a
+``thinking_level_change`` between its last kept entry and the compaction whenever its path
+would otherwise resolve to something else than the original's. An append keeps every
+entry, so its path resolves the same without help.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sessionlens.engine.errors import PersistError
-from sessionlens.engine.model import FileOps, Transcript
+from sessionlens.engine.model import Entry, FileOps, Transcript
 
 from .lines import (
     dump_line,
@@ -42,7 +52,7 @@ from .lines import (
 __all__ = [
     "CompactionRecord", "WriteResult", "SuccessorContent", "build_compaction_entry",
     "build_successor", "appended_bytes", "iter_entry_lines", "require_writable", "PI_FORMATS",
-    "STATE_ENTRY_TYPES",
+    "STATE_ENTRY_TYPES", "ResumeState", "resume_state",
 ]
 
 #: Formats SessionLens can write (Claude Code and Codex files are read-only).
@@ -99,6 +109,9 @@ class SuccessorContent:
     compaction_entry_id: str
     first_kept_entry_id: str
     removed_entry_ids: frozenset[str] = field(default_factory=frozenset)
+    #: The model_change / thinking_level_change rows written so the successor resumes with
+    #: the original's model and thinking level (empty when its kept rows already do).
+    restored_state_entry_ids: tuple[str, ...] = ()
 
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
@@ -275,6 +288,47 @@ def _resolve(parents: dict[str, str | None], transcript: Transcript,
     return entry_id
 
 
+@dataclass(frozen=True, slots=True)
+class ResumeState:
+    """What pi / OpenClaw restore when they resume a path: (provider, model id) and level."""
+
+    model: tuple[str | None, str | None] | None
+    thinking_level: str
+
+
+def resume_state(path: Iterable[Entry]) -> ResumeState:
+    """The model and thinking level a path resumes with (``buildSessionContext``'s scan)."""
+    model: tuple[str | None, str | None] | None = None
+    level = "off"
+    for e in path:
+        if e.type == "thinking_level_change":
+            level = e.thinking_level or "off"
+        elif e.type == "model_change":
+            model = (e.provider, e.model_id)
+        elif e.type == "message" and e.message is not None and e.message.role == "assistant":
+            model = (e.message.provider, e.message.model)
+    return ResumeState(model, level)
+
+
+def _restore_rows(original: ResumeState, kept: ResumeState, parent: str | None, stamp: str,
+                  taken: set[str]) -> list[dict[str, Any]]:
+    """State rows (each the child of the previous) that make ``kept`` resolve to ``original``."""
+    rows: list[dict[str, Any]] = []
+    if original.model != kept.model and original.model is not None and any(original.model):
+        provider, model_id = original.model
+        rows.append({"type": "model_change", "provider": provider, "modelId": model_id})
+    if original.thinking_level != kept.thinking_level:
+        rows.append({"type": "thinking_level_change", "thinkingLevel": original.thinking_level})
+    out = []
+    for row in rows:
+        entry_id = new_entry_id(taken)
+        taken.add(entry_id)
+        out.append({"type": row.pop("type"), "id": entry_id, "parentId": parent,
+                    "timestamp": stamp, **row})
+        parent = entry_id
+    return out
+
+
 def build_successor(transcript: Transcript, data: bytes, record: CompactionRecord, *,
                     now: datetime | None = None) -> SuccessorContent:
     """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
@@ -292,14 +346,27 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
         e = transcript.entry(eid)
         raw = entry_bytes(data, e)
         lines.append(entry_line(raw, e, transcript.format, parent_id=parents[eid]))
-    comp_id = new_entry_id(transcript.index.keys())
+    taken = set(transcript.index.keys())
+    comp_id = new_entry_id(taken)
+    taken.add(comp_id)
     if record.first_kept_entry_id is None:
         first_kept = comp_id
-    entry = build_compaction_entry(record, entry_id=comp_id, parent_id=leaf, timestamp=stamp,
+    kept_path: list[Entry] = []
+    at, seen = leaf, set()
+    while at is not None and at not in seen:
+        seen.add(at)
+        kept_path.append(transcript.entry(at))
+        at = parents.get(at)
+    restore = _restore_rows(resume_state(transcript.path_entries()),
+                            resume_state(reversed(kept_path)), leaf, stamp, taken)
+    lines.extend(dump_line(row) for row in restore)
+    parent = restore[-1]["id"] if restore else leaf
+    entry = build_compaction_entry(record, entry_id=comp_id, parent_id=parent, timestamp=stamp,
                                    first_kept_entry_id=first_kept)
     lines.append(dump_line(entry))
     return SuccessorContent(session_file_name(stamp, session_id), session_id, tuple(lines),
-                            comp_id, first_kept, frozenset(removed))
+                            comp_id, first_kept, frozenset(removed),
+                            tuple(row["id"] for row in restore))
 
 
 # --------------------------------------------------------------------------- append
