@@ -26,7 +26,7 @@ from sessionlens.engine.model import (
     Usage,
 )
 
-__all__ = ["generated_session", "keep_values"]
+__all__ = ["generated_session", "keep_values", "pairing_rows"]
 
 _CJK = "日本語の文章と한국어テキスト"
 _IMAGE = ImageBlock("image/png", "iVBORw0KGgo=")
@@ -149,3 +149,31 @@ def keep_values(seed: int) -> tuple[int, int]:
     """Two keepRecentTokens settings for the session of ``seed`` (one small, one larger)."""
     rng = random.Random(seed * 7919 + 1)
     return rng.choice([0, 1, 50, 300]), rng.choice([1000, 3000, 8000, 20000])
+
+
+def pairing_rows(seed: int) -> Transcript:
+    """A run of messages for a reset's window, with tool ids drawn from a tiny pool so that
+    calls repeat ids, results come late, twice, without an id, or for another tool."""
+    rng = random.Random(seed)
+    b = TranscriptBuilder(path=f"/generated/pairing-{seed}.jsonl")
+    names = ["read", "edit"]
+    for _ in range(rng.randint(3, 25)):
+        kind = rng.choice(["user", "assistant", "calls", "calls", "result", "result", "result",
+                           "custom", "bash"])
+        if kind == "user":
+            b.user("u")
+        elif kind == "assistant":
+            b.assistant("a", stop_reason=rng.choice(["stop", "error", "aborted"]))
+        elif kind == "calls":
+            calls = [ToolCallBlock(rng.choice("abc"), rng.choice(names), {})
+                     for _ in range(rng.randint(1, 3))]
+            b.assistant("c", *calls, stop_reason=rng.choice(["toolUse", "toolUse", "error"]))
+        elif kind == "result":
+            b.message(Message(role="toolResult", content=(TextBlock("r"),),
+                              tool_call_id=rng.choice(["a", "b", "c", "z", ""]),
+                              tool_name=rng.choice(names + [""])))
+        elif kind == "custom":
+            b.custom_message("n")
+        else:
+            b.bash("ls", "x", exclude=rng.random() < 0.5)
+    return b.build()

@@ -5,7 +5,8 @@
 // Input (stdin, JSON): {"files": [{"path": ..., "settings": [{keepRecentTokens,
 // reserveTokens, contextWindow}, ...]}], "resume": [path, ...]}.
 // Output (stdout): one JSON line per file, {"path", "n", "estimates", "runs"}; one per
-// "resume" path, {"resume", "model", "thinkingLevel"}.
+// "resume" path, {"resume", "model", "thinkingLevel"}; one per "pairing" path, the rows
+// OpenClaw's selectResetKeptEntries keeps of the file's rows (as indices).
 //
 // Only the pinned packages' own functions decide; what this file adds is plumbing (prefixes,
 // index mapping) and two short paraphrases the packages do not export in a form that loads
@@ -37,6 +38,7 @@ const oc = await named("compaction-CAzwgOuQ.mjs", [
   "shouldCompact",
 ]);
 const ocSession = await named("session-D9cHHQGH.mjs", ["buildSessionContext", "projectSessionEntryMessage"]);
+const ocPairing = await named("tool-result-pairing-Bky0eubt.mjs", ["selectResetKeptEntries"]);
 
 function loadEntries(path) {
   // pi's own reader and migration (v1 -> v3 gives fresh ids; indices are what we report)
@@ -222,3 +224,8 @@ for (const file of job.files ?? []) {
 }
 for (const path of job.resume ?? []) process.stdout.write(`${JSON.stringify(resumeState(path))}\n`);
 for (const path of job.state ?? []) process.stdout.write(`${JSON.stringify(stateOf(path))}\n`);
+for (const path of job.pairing ?? []) {
+  const entries = loadEntries(path);
+  const kept = ocPairing.selectResetKeptEntries(entries);
+  process.stdout.write(`${JSON.stringify({ pairing: path, kept: kept.map((e) => entries.indexOf(e)) })}\n`);
+}

@@ -9,9 +9,16 @@ explains (pi prepares compactions that summarize nothing; SessionLens refuses to
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fidelity.conftest import Differential
+from fidelity.generated import pairing_rows
+from fidelity.jsonl_out import write_jsonl
+from fidelity.node_runner import node_unavailable, run_job
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.plan.tool_pairing import reset_kept_indices
 
 
 def _no_differences(d: Differential, what: str) -> None:
@@ -57,3 +64,21 @@ def test_openclaw_manual_compact(differential: Differential) -> None:
 @pytest.mark.parametrize("agent", ["pi-0.58", "openclaw-2026.9"])
 def test_threshold_check(differential: Differential, agent: str) -> None:
     _no_differences(differential, f"{agent} threshold check")
+
+
+def test_reset_pairing_is_openclaws(tmp_path: Path) -> None:
+    """What a reset retains (OpenClaw's selectResetKeptEntries) on tricky tool-id runs."""
+    reason = node_unavailable()
+    if reason is not None:
+        pytest.skip(f"needs the agents' own code: {reason}")
+    files = {write_jsonl(pairing_rows(seed), tmp_path / f"p{seed}.jsonl"): seed
+             for seed in range(150)}
+    records = run_job({"pairing": [str(p) for p in files]})
+    differ = []
+    for rec in records:
+        path = Path(rec["pairing"])
+        entries = list(load_transcript(path).entries)
+        mine = reset_kept_indices(entries, 0, len(entries))
+        if mine != rec["kept"]:
+            differ.append(f"seed {files[path]}: OpenClaw {rec['kept']}, SessionLens {mine}")
+    assert len(records) == len(files) and not differ, "\n".join(differ[:5])

@@ -250,10 +250,12 @@ def openclaw_prepare(path: Sequence[Entry], keep_recent_tokens: int, estimates: 
     total = sum(context_est)
     scale = min(max(1.0, keep_recent_tokens), max(1.0, usage_tokens / total)) if total > 0 else 1.0
     extra = sum(estimates[i] for i in prelude)
-    tries = (keep_recent_tokens, 0) if manual else (keep_recent_tokens,)
+    tries = (keep_recent_tokens, 0) if manual and keep_recent_tokens else (keep_recent_tokens,)
+    why = "the region has no row to keep"
     for keep in tries:
         scaled = keep / scale + extra
         cut = openclaw_find_cut_point(path, start, end, scaled, estimates)
+        why = cut.reason
         if cut.first_kept_index >= end:  # OpenClaw: "First kept entry has no UUID"
             break
         summarized = bool(prelude) or any(projected_role(path[i]) is not None
@@ -271,4 +273,4 @@ def openclaw_prepare(path: Sequence[Entry], keep_recent_tokens: int, estimates: 
                                None)
     return Preparation(start, boundary, prelude, None, tokens_before, threshold,
                        keep_recent_tokens / scale + extra,
-                       "Nothing to compact: every message after the previous compaction is kept")
+                       f"Nothing to compact: the whole region is kept ({why})")
