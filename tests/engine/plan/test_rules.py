@@ -19,6 +19,7 @@ from sessionlens.engine.plan.rules import (
     DEFAULT_CUT_RULE,
     default_cut_rule,
     file_agent,
+    rule_label,
     rule_note,
 )
 from sessionlens.engine.settings import CompactionSettings
@@ -111,6 +112,10 @@ def test_the_default_rule_follows_the_file_and_the_note_says_when_it_does_not() 
     assert "SessionLens's own" in rule_note("tool-frames", "openclaw")
     forced = plan_compaction(pi, replace(SMALL, cut_rule="tool-frames"))
     assert forced.cut_rule == "tool-frames"
+    assert rule_label("openclaw-2026.9", "openclaw") == "openclaw-2026.9 (default for OpenClaw files)"
+    assert rule_label("tool-frames", "pi") == "tool-frames (chosen; the default for pi files is pi-0.58)"
+    assert rule_label("openclaw-2026.9", "claude-code") == (
+        "openclaw-2026.9 (default for Claude Code files)")
 
 
 @pytest.mark.samples

@@ -48,7 +48,7 @@ from datetime import datetime
 
 from sessionlens.engine.model import Entry, Usage
 
-from .cutpoints import CutPoint, Preparation, describe_entry
+from .cutpoints import CutPoint, Preparation, describe_entry, is_cut_entry, is_turn_start
 
 __all__ = [
     "pi_context_entries", "pi_estimate_context", "pi_find_cut_point", "pi_is_cut_point",
@@ -56,25 +56,11 @@ __all__ = [
     "older_than",
 ]
 
-_CUT_ROLES = frozenset({"bashExecution", "custom", "branchSummary", "compactionSummary",
-                        "user", "assistant"})
-_USER_ROLE_ENTRIES = frozenset({"branch_summary", "custom_message"})
 #: Rows pi turns into a message (``getMessageFromEntry``).
 _MESSAGE_ROWS = frozenset({"message", "custom_message", "branch_summary", "compaction"})
-
-
-def pi_is_cut_point(entry: Entry) -> bool:
-    """pi ``findValidCutPoints``: may the kept part start at this row?"""
-    if entry.type in _USER_ROLE_ENTRIES:
-        return True
-    return entry.type == "message" and entry.role in _CUT_ROLES
-
-
-def pi_is_turn_start(entry: Entry) -> bool:
-    """pi ``findTurnStartIndex``: user, bashExecution, custom_message or branch_summary."""
-    if entry.type in _USER_ROLE_ENTRIES:
-        return True
-    return entry.type == "message" and entry.role in ("user", "bashExecution")
+#: pi ``findValidCutPoints`` and ``findTurnStartIndex`` are the shared definitions.
+pi_is_cut_point = is_cut_entry
+pi_is_turn_start = is_turn_start
 
 
 def pi_region(path: Sequence[Entry]) -> tuple[int, int | None]:

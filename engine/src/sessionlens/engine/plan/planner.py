@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import cast, overload
 
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.model import Entry, FileOps, SessionHeader, Transcript
@@ -198,21 +198,41 @@ def context_window_of(entries: Sequence[Entry], settings: CompactionSettings,
     return context_window_for_model(provider, model)
 
 
-def _estimates(path: Sequence[Entry], tokens: TokenReport | None) -> tuple[list[int], list[int]]:
-    """(pi, OpenClaw) estimates aligned with ``path``; 0 for rows the model never sees."""
-    per_entry = tokens.entries if tokens is not None else None
-    pi: list[int] = []
-    oc: list[int] = []
-    for entry in path:
-        known = per_entry.get(entry.id) if per_entry is not None else None
+class _Estimates(Sequence[int]):
+    """One estimator's per-row estimates for ``path``, measured only when a rule reads them
+    (a plan reads the region and the replayed context, rarely the whole path)."""
+
+    def __init__(self, path: Sequence[Entry], tokens: TokenReport | None, rules: str) -> None:
+        self._path = path
+        self._known = tokens.entries if tokens is not None else None
+        self._pi = rules == "pi"
+        self._memo: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._path)
+
+    def _one(self, i: int) -> int:
+        hit = self._memo.get(i)
+        if hit is not None:
+            return hit
+        entry = self._path[i]
+        known = self._known.get(entry.id) if self._known is not None else None
         if known is not None:
-            pi.append(known.estimate_pi)
-            oc.append(known.estimate_openclaw)
+            value = known.estimate_pi if self._pi else known.estimate_openclaw
         else:
             _, pi_chars, oc_chars, _ = measure_entry(entry)
-            pi.append(estimate_tokens_from_chars(pi_chars))
-            oc.append(estimate_tokens_from_chars(oc_chars))
-    return pi, oc
+            value = estimate_tokens_from_chars(pi_chars if self._pi else oc_chars)
+        self._memo[i] = value
+        return value
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self._one(k) for k in range(*i.indices(len(self._path)))]
+        return self._one(i if i >= 0 else len(self._path) + i)
 
 
 def _user_cut(path: Sequence[Entry], prep: Preparation, cut_entry_id: str,
@@ -259,8 +279,7 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
         raise PlanError(f"{where}: Nothing to compact: the active path is empty")
     keep = keep_recent_tokens if keep_recent_tokens is not None else settings.keep_recent_tokens
     hard = hard_boundary if hard_boundary is not None else (manual and keep_recent_tokens is None)
-    est_pi, est_oc = _estimates(path, tokens)
-    estimates = est_oc if rule_estimator(rule) == "openclaw" else est_pi
+    estimates = _Estimates(path, tokens, rule_estimator(rule))
     prep = prepare_rule(path, rule, keep, estimates, manual=manual)
     if prep.refused:
         raise PlanError(f"{where}: {prep.nothing}")
@@ -281,7 +300,8 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     first = cut.first_kept_index
     history_end = cut.turn_start_index if cut.turn_start_index is not None else first
     skip = {boundary} if boundary is not None else set()
-    summarized = [path[i] for i in (*prep.prelude, *range(start, history_end)) if i not in skip]
+    summarized_at = [i for i in (*prep.prelude, *range(start, history_end)) if i not in skip]
+    summarized = [path[i] for i in summarized_at]
     prefix = [path[i] for i in range(history_end, first) if i not in skip]
     if not any(is_message_entry(e) for e in (*summarized, *prefix)):
         degenerate = (" (pi 0.58 would still write a compaction, with nothing the model "
@@ -303,8 +323,7 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     summary_budget = math.floor(0.8 * reserve)
     prefix_budget = math.floor(0.5 * reserve) if cut.is_split_turn and prefix else 0
 
-    at = {id(e): i for i, e in enumerate(path)}
-    messages = [(e, estimates[at[id(e)]]) for e in summarized if is_message_entry(e)]
+    messages = [(path[i], estimates[i]) for i in summarized_at if is_message_entry(path[i])]
     msg_entries = [e for e, _ in messages]
     msg_estimates = [t for _, t in messages]
     ratio = compute_adaptive_chunk_ratio(msg_estimates, window)

@@ -22,7 +22,7 @@ from sessionlens.engine.model import Transcript
 
 __all__ = [
     "AGENT_NAMES", "CUT_RULES", "DEFAULT_CUT_RULE", "FileAgent", "AgentGuess", "CutRule",
-    "CutRuleInfo", "default_cut_rule", "file_agent", "rule_note",
+    "CutRuleInfo", "default_cut_rule", "file_agent", "rule_label", "rule_note",
 ]
 
 CutRule = Literal["pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames"]
@@ -159,3 +159,13 @@ def rule_note(rule: str, agent: str) -> str:
     return (f"this is a {AGENT_NAMES.get(agent, agent)} file planned with the {rule} rule "
             f"({whose} rule), so the cut may differ from where {AGENT_NAMES.get(agent, agent)} "
             "would cut")
+
+
+def rule_label(rule: str, agent: str) -> str:
+    """How a face names the rule in use: "openclaw-2026.9 (default for OpenClaw files)", or
+    "tool-frames (chosen; the default for pi files is pi-0.58)"."""
+    default = _AGENT_RULE.get(agent, DEFAULT_CUT_RULE)
+    files = f"{AGENT_NAMES.get(agent, agent)} files"
+    if rule == default:
+        return f"{rule} (default for {files})"
+    return f"{rule} (chosen; the default for {files} is {default})"

@@ -76,8 +76,13 @@ _CJK_WEIGHTS: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = (
     (14, ((0x16FE0, 0x16FFF), (0x1AFF0, 0x1AFFF), (0x1B000, 0x1B16F), (0x1F200, 0x1F2FF),
           (0x20000, 0x2FA1F), (0x30000, 0x3344F))),
 )
-_WEIGHTED = tuple((extra, re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]"))
-                  for extra, ranges in _CJK_WEIGHTS)
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]"
+
+
+_WEIGHTED = tuple((extra, re.compile(_char_class(ranges))) for extra, ranges in _CJK_WEIGHTS)
+_ANY_WEIGHTED = re.compile(_char_class(tuple(r for _, ranges in _CJK_WEIGHTS for r in ranges)))
 
 
 def utf16_len(text: str) -> int:
@@ -94,6 +99,8 @@ def estimate_string_chars(text: str) -> int:
     if text.isascii():
         return len(text)
     chars = utf16_len(text)
+    if _ANY_WEIGHTED.search(text) is None:
+        return chars
     for extra, pattern in _WEIGHTED:
         found = pattern.findall(text)
         if found:
