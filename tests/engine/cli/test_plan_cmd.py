@@ -60,7 +60,7 @@ def test_json_has_the_design_keys(tmp_path: Path, capsys: pytest.CaptureFixture[
     f = tmp_path / "s.jsonl"
     ids = _write_session(f)
     assert main(["plan", str(f), "--json", "--keep-recent", "4500", "--context-window", "50000",
-                 "--reserve", "10000", "--reserve-floor", "0"]) == 0
+                 "--reserve", "10000", "--reserve-floor", "0", "--rule", "tool-frames"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert KEYS <= out.keys()
     assert out["threshold"] == 40_000 and out["context_tokens"] == 5_510
@@ -115,7 +115,7 @@ def test_subprocess_json(tmp_path: Path) -> None:
     f = tmp_path / "s.jsonl"
     ids = _write_session(f, turns=3)
     proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "plan", str(f),
-                           "--json", "--keep-recent", "100"],
+                           "--json", "--keep-recent", "100", "--rule", "tool-frames"],
                           capture_output=True, text=True, check=False, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

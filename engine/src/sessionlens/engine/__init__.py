@@ -77,6 +77,7 @@ from .opened import (
     config_for,
     open_transcript,
     resolve_settings,
+    store_beside_for,
     store_window_for,
 )
 from .persist.checkpoints import CHECKPOINT_MARK, RestorePlan, plan_restore, restore_checkpoint
@@ -129,7 +130,8 @@ __all__ = [
     "context_window_for_model",
     # one opened transcript: settings resolved once, figures named once
     "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
-    "config_for", "open_transcript", "resolve_settings", "store_window_for",
+    "config_for", "open_transcript", "resolve_settings", "store_beside_for",
+    "store_window_for",
     # load, sessions
     "SessionInfo", "build_transcript", "children_of", "default_session_dirs",
     "discover_sessions", "load_transcript",

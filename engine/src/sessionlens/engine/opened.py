@@ -35,9 +35,16 @@ from sessionlens.engine.persist.successor import (
     planned_retry_copies,
     successor_kept_back,
 )
-from sessionlens.engine.plan.cutpoints import CUT_RULES, usage_context
+from sessionlens.engine.plan.cutpoints import usage_context
 from sessionlens.engine.plan.overflow import stated_window
 from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
+from sessionlens.engine.plan.rules import (
+    CUT_RULES,
+    default_cut_rule,
+    file_agent,
+    rule_label,
+    rule_note,
+)
 from sessionlens.engine.settings import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_SETTINGS,
@@ -52,7 +59,7 @@ from sessionlens.engine.tokens.estimate import estimate_entry_tokens, estimate_t
 __all__ = [
     "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
     "agent_model", "config_for", "figures_of", "open_transcript", "resolve_settings",
-    "store_window_for",
+    "store_beside_for", "store_window_for",
 ]
 
 
@@ -157,14 +164,17 @@ def _window(transcript: Transcript, overrides: Overrides, config: CompactionSett
     return Setting(DEFAULT_CONTEXT_WINDOW, "default: the transcript names no model")
 
 
-def _default_rule(transcript: Transcript) -> tuple[str, str]:
-    rule = DEFAULT_SETTINGS.cut_rule
-    return rule, f"default ({rule})"
+def _default_rule(transcript: Transcript, store_beside: bool) -> tuple[str, str, str]:
+    """(rule, source, agent): the rule of the agent that wrote the file."""
+    guess = file_agent(transcript, store_beside=store_beside)
+    rule = default_cut_rule(transcript, store_beside=store_beside)
+    return rule, f"{rule_label(rule, guess.agent)}: {guess.reason}", guess.agent
 
 
 def resolve_settings(transcript: Transcript, overrides: Overrides = Overrides(),
                      config: CompactionSettings = DEFAULT_SETTINGS,
-                     store_window: Setting | None = None) -> ResolvedSettings:
+                     store_window: Setting | None = None,
+                     store_beside: bool = False) -> ResolvedSettings:
     """Decide every compaction setting for ``transcript`` once (pure: ``config`` is the
     already-read ``openclaw.json`` settings, or the built-in defaults; ``store_window`` the
     session's ``contextTokens`` from ``sessions.json``, see ``store_window_for``)."""
@@ -177,11 +187,12 @@ def resolve_settings(transcript: Transcript, overrides: Overrides = Overrides(),
         changes["reserve_tokens_floor"] = overrides.reserve_tokens_floor
     if overrides.keep_recent_tokens is not None:
         changes["keep_recent_tokens"] = overrides.keep_recent_tokens
-    rule, rule_source = _default_rule(transcript)
+    rule, rule_source, agent = _default_rule(transcript, store_beside)
     if overrides.cut_rule is not None:
-        rule, rule_source = overrides.cut_rule, overrides.origin
-    elif config.source is not None and config.cut_rule != DEFAULT_SETTINGS.cut_rule:
-        rule, rule_source = config.cut_rule, cfg_name
+        rule = overrides.cut_rule
+        rule_source = f"{rule_label(rule, agent)}, {overrides.origin}"
+    elif config.source is not None and config.cut_rule is not None:
+        rule, rule_source = config.cut_rule, f"{rule_label(config.cut_rule, agent)}, {cfg_name}"
     changes["cut_rule"] = rule
     settings = replace(config, **changes)  # type: ignore[arg-type]
     win = int(window.value)
@@ -213,6 +224,9 @@ def resolve_settings(transcript: Transcript, overrides: Overrides = Overrides(),
                         "set it")
     if rule not in CUT_RULES:
         warnings.append(f"unknown cut rule {rule!r}")
+    note = rule_note(rule, agent)
+    if note:
+        warnings.append(note)
     return ResolvedSettings(settings, window, Setting(reserve, reserve_src),
                             Setting(settings.keep_recent_tokens, keep_src),
                             Setting(rule, rule_source), settings.threshold(win), tuple(warnings))
@@ -372,5 +386,14 @@ def open_transcript(path: Path | str, overrides: Overrides = Overrides(), *,
     transcript = load_transcript(path)
     cfg = config_for(transcript.path) if config is None else config
     return OpenedTranscript(transcript, resolve_settings(
-        transcript, overrides, cfg, store_window_for(transcript, store_path)))
+        transcript, overrides, cfg, store_window_for(transcript, store_path),
+        store_beside_for(transcript, store_path)))
+
+
+def store_beside_for(transcript: Transcript, store_path: Path | None = None) -> bool:
+    """Whether an OpenClaw ``sessions.json`` sits beside the transcript (evidence it is an
+    OpenClaw file, for the rule that follows the file's agent)."""
+    from sessionlens.engine.persist.store_write import find_store
+
+    return store_path is not None or find_store(transcript.path.absolute().parent) is not None
 

@@ -59,9 +59,9 @@ class CompactionSettings:
     custom_instructions: str | None = None
     #: The config file these settings came from, or None for built-in defaults.
     source: str | None = None
-    #: How the planner picks the cut (see cutpoints.CUT_RULES): "openclaw-2026" snaps back to
-    #: the tool call, "pi-2026" moves forward, "user-turns" reproduces pi before 2026.
-    cut_rule: str = "openclaw-2026"
+    #: How the planner picks the cut (see plan.rules.CUT_RULES); None: the rule of the agent
+    #: that wrote the file (plan.rules.default_cut_rule).
+    cut_rule: str | None = None
     # Memory flush, file-size guard, mid-turn precheck (read by plan/trigger_settings.py)
     memory_flush_enabled: bool = True
     #: None: the session model (exact, no fallback chain).

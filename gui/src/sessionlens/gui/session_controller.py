@@ -40,6 +40,7 @@ from sessionlens.engine import (
     discover_sessions,
     load_transcript,
     resolve_settings,
+    store_beside_for,
     store_window_for,
 )
 
@@ -66,6 +67,8 @@ class LoadedSession:
     config: CompactionSettings
     #: The session's contextTokens in sessions.json, a window source (read with the load).
     store_window: Setting | None
+    #: Whether a sessions.json sits beside the file (evidence it is an OpenClaw file).
+    store_beside: bool
     rows: tuple[TimelineRow, ...]
     #: entry id -> position on the active path (the charts' x axis)
     path_pos: dict[str, int]
@@ -128,6 +131,7 @@ class SessionController(QObject):
         self.opened: OpenedTranscript | None = None
         self._config: CompactionSettings = DEFAULT_SETTINGS
         self._store_window: Setting | None = None
+        self._store_beside = False
         self.cut_entry_id: str | None = None
         self.selected_id: str | None = None
         self.encoding = prefs.encoding()
@@ -175,7 +179,8 @@ class SessionController(QObject):
         if t is None or self.opened is None:
             return
         self.opened = OpenedTranscript(
-            t, resolve_settings(t, overrides, self._config, self._store_window), self.opened.tokens)
+            t, resolve_settings(t, overrides, self._config, self._store_window,
+                                self._store_beside), self.opened.tokens)
         self.settings_changed.emit(self.opened.resolved)
         if recount:
             self._start_count(t)
@@ -216,10 +221,11 @@ class SessionController(QObject):
 
         def job(report: Progress, cancelled: CancelCheck) -> LoadedSession:
             t = load_transcript(path, on_progress=report, cancel=cancelled)
-            config, store_window = config_for(t.path), store_window_for(t)
+            config, store_window, beside = config_for(t.path), store_window_for(t), \
+                store_beside_for(t)
             rows = build_rows(t, context_window=window or resolve_settings(
-                t, self.overrides, config, store_window).window, cancel=cancelled)
-            return LoadedSession(t, config, store_window, rows,
+                t, self.overrides, config, store_window, beside).window, cancel=cancelled)
+            return LoadedSession(t, config, store_window, beside, rows,
                                  {eid: n for n, eid in enumerate(t.active_path)})
 
         self._load_handle = self._tasks.run(
@@ -246,8 +252,10 @@ class SessionController(QObject):
         old = self.path
         self.transcript, self.rows = t, result.rows
         self._config, self._store_window = result.config, result.store_window
+        self._store_beside = result.store_beside
         self.opened = OpenedTranscript(t, resolve_settings(t, self.overrides, result.config,
-                                                           result.store_window))
+                                                           result.store_window,
+                                                           result.store_beside))
         self.path_pos = result.path_pos
         self.tokens = self.plan = self.auto_plan = None
         self.figures = self.auto_figures = None

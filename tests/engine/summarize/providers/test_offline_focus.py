@@ -121,7 +121,8 @@ def test_errors_and_numbers_keep_their_context() -> None:
 @pytest.mark.samples
 def test_goals_and_asks_are_the_users_words_on_sample_04(samples_dir: Path) -> None:
     t = load_transcript(sample_path(samples_dir, "04_"))
-    plan = plan_compaction(t, DEFAULT_SETTINGS, manual=True)
+    # the span the test was written on: the former default rule (tool-frames)
+    plan = plan_compaction(t, DEFAULT_SETTINGS, manual=True, cut_rule="tool-frames")
     result = asyncio.run(summarize_plan(t, plan, OfflineProvider()))
     for heading in ("## Goal", "## Next Steps"):
         body = "\n".join(_section(result.summary, heading))

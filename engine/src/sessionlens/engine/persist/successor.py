@@ -17,11 +17,21 @@ Choices that differ from OpenClaw's rotation, and why:
   trust the successor;
 - ``leaf`` control rows are left out: they point into the old file's append history, and
   the successor's order already puts the active branch last.
+
+Resume state. pi and OpenClaw restore the model and thinking level from the path they
+resume (pi 0.58.3 ``buildSessionContext``, the same in openclaw 2026.9.6 agent-core): the
+last ``thinking_level_change`` sets the level ("off" without one), the last ``model_change``
+or assistant message (any stop reason) sets the model. A successor that drops the assistant
+messages carrying the current model (a hard boundary drops them all) would resume with an
+older model_change's model, or none. So the successor gets a ``model_change`` and/or a
+``thinking_level_change`` between its last kept entry and the compaction whenever its path
+would otherwise resolve to something else than the original's. An append keeps every
+entry, so its path resolves the same without help.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +45,7 @@ from .lines import (
     entry_bytes,
     entry_line,
     header_line,
+    new_entry_id,
 )
 from .names import WriteNames, choose_names
 from .retry_storms import RetryCopy, find_retry_copies
@@ -42,7 +53,8 @@ from .retry_storms import RetryCopy, find_retry_copies
 __all__ = [
     "CompactionRecord", "WriteResult", "SuccessorContent", "build_compaction_entry",
     "build_successor", "appended_bytes", "iter_entry_lines", "require_writable", "PI_FORMATS",
-    "successor_kept_back", "STATE_ENTRY_TYPES", "planned_retry_copies",
+    "STATE_ENTRY_TYPES", "ResumeState", "resume_state", "successor_kept_back",
+    "planned_retry_copies",
 ]
 
 #: Formats SessionLens can write (Claude Code and Codex files are read-only).
@@ -108,6 +120,9 @@ class SuccessorContent:
     first_kept_entry_id: str
     removed_entry_ids: frozenset[str] = field(default_factory=frozenset)
     dropped_retry_copies: tuple[RetryCopy, ...] = ()
+    #: The model_change / thinking_level_change rows written so the successor resumes with
+    #: the original's model and thinking level (empty when its kept rows already do).
+    restored_state_entry_ids: tuple[str, ...] = ()
 
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
@@ -299,6 +314,45 @@ def _resolve(parents: dict[str, str | None], transcript: Transcript,
     return entry_id
 
 
+@dataclass(frozen=True, slots=True)
+class ResumeState:
+    """What pi / OpenClaw restore when they resume a path: (provider, model id) and level."""
+
+    model: tuple[str | None, str | None] | None
+    thinking_level: str
+
+
+def resume_state(path: Iterable[Entry]) -> ResumeState:
+    """The model and thinking level a path resumes with (``buildSessionContext``'s scan)."""
+    model: tuple[str | None, str | None] | None = None
+    level = "off"
+    for e in path:
+        if e.type == "thinking_level_change":
+            level = e.thinking_level or "off"
+        elif e.type == "model_change":
+            model = (e.provider, e.model_id)
+        elif e.type == "message" and e.message is not None and e.message.role == "assistant":
+            model = (e.message.provider, e.message.model)
+    return ResumeState(model, level)
+
+
+def _restore_rows(original: ResumeState, kept: ResumeState, parent: str | None, stamp: str,
+                  taken: set[str]) -> list[dict[str, Any]]:
+    """State rows (each the child of the previous) that make ``kept`` resolve to ``original``."""
+    rows: list[dict[str, Any]] = []
+    if original.model != kept.model and original.model is not None and any(original.model):
+        provider, model_id = original.model
+        rows.append({"type": "model_change", "provider": provider, "modelId": model_id})
+    if original.thinking_level != kept.thinking_level:
+        rows.append({"type": "thinking_level_change", "thinkingLevel": original.thinking_level})
+    out = []
+    for row in rows:
+        entry_id = new_entry_id(taken)
+        taken.add(entry_id)
+        out.append({"type": row.pop("type"), "id": entry_id, "parentId": parent,
+                    "timestamp": stamp, **row})
+        parent = entry_id
+    return out
 def planned_retry_copies(transcript: Transcript, record: CompactionRecord,
                          raw_line: Callable[[Entry], bytes] | None = None
                          ) -> tuple[RetryCopy, ...]:
@@ -329,14 +383,27 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
         e = transcript.entry(eid)
         raw = entry_bytes(data, e)
         lines.append(entry_line(raw, e, transcript.format, parent_id=parents[eid]))
+    taken = set(transcript.index.keys())
     comp_id = names.compaction_entry_id
+    taken.add(comp_id)
     if record.first_kept_entry_id is None:
         first_kept = comp_id
-    entry = build_compaction_entry(record, entry_id=comp_id, parent_id=leaf, timestamp=stamp,
+    kept_path: list[Entry] = []
+    at, seen = leaf, set()
+    while at is not None and at not in seen:
+        seen.add(at)
+        kept_path.append(transcript.entry(at))
+        at = parents.get(at)
+    restore = _restore_rows(resume_state(transcript.path_entries()),
+                            resume_state(reversed(kept_path)), leaf, stamp, taken)
+    lines.extend(dump_line(row) for row in restore)
+    parent = restore[-1]["id"] if restore else leaf
+    entry = build_compaction_entry(record, entry_id=comp_id, parent_id=parent, timestamp=stamp,
                                    first_kept_entry_id=first_kept)
     lines.append(dump_line(entry))
-    return SuccessorContent(names.successor_file_name, session_id, tuple(lines),
-                            comp_id, first_kept, frozenset(removed), copies)
+    return SuccessorContent(names.successor_file_name, session_id, tuple(lines), comp_id,
+                            first_kept, frozenset(removed), dropped_retry_copies=copies,
+                            restored_state_entry_ids=tuple(row["id"] for row in restore))
 
 
 # --------------------------------------------------------------------------- append
@@ -354,7 +421,9 @@ def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord
         raise PersistError(transcript.path, "cannot append to a v1 (pi legacy) transcript: "
                            "its ids are re-generated on every load; write a successor")
     names = names or choose_names(transcript, now)
+    taken = set(transcript.index.keys())
     comp_id = names.compaction_entry_id
+    taken.add(comp_id)
     first_kept = record.first_kept_entry_id or comp_id
     entry = build_compaction_entry(record, entry_id=comp_id, parent_id=transcript.leaf_id,
                                    timestamp=names.timestamp, first_kept_entry_id=first_kept)

@@ -114,17 +114,20 @@ def due_trigger(transcript: Transcript, plan: CompactionPlan,
     limit = settings.max_active_transcript_bytes or None
     overflow = overflow_before(path, window)
     mid_turn = ends_mid_turn(path)
-    over = plan.should_compact
+    over = plan.should_compact  # the agent's own check: the last reported usage
+    # the precheck estimates what the next call carries: that usage plus the pending results
+    pressure = int(plan.tokens_before)
+    precheck_over = settings.enabled and window > 0 and pressure > threshold
     holding: list[TriggerKind] = []
     reasons: dict[TriggerKind, str] = {}
     if overflow is not None:
         holding.append("overflow")
         reasons["overflow"] = (f"the model answered {overflow} with a context-overflow error: "
                                "OpenClaw compacts at once and retries")
-    if over and mid_turn and settings.mid_turn_precheck_enabled:
+    if precheck_over and mid_turn and settings.mid_turn_precheck_enabled:
         holding.append("mid-turn-precheck")
         reasons["mid-turn-precheck"] = (
-            f"after the tool results the next model call would carry ~{context:,} tokens, "
+            f"after the tool results the next model call would carry ~{pressure:,} tokens, "
             f"over the threshold {threshold:,}: the mid-turn precheck stops it and compacts")
     if over:
         holding.append("threshold")
