@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "export": "export_cmd",
     "chain": "chain_cmd",
     "restore": "restore_cmd",
+    "search": "search_cmd",
 }
 
 
