@@ -9,11 +9,10 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from fixtures.search_sessions import Machine, openclaw_session
 from fixtures.session_files import SessionFile
 from sessionlens.engine.search.index_db import INDEX_FILE
 from sessionlens.engine.search.search_index import SearchIndex
-
-from .conftest import Machine, openclaw_session
 
 
 def _top(index: SearchIndex, query: str, **kw: object) -> tuple[Path, str] | None:
