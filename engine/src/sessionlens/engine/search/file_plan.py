@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+import orjson
+
 from sessionlens.engine.audit.span import compaction_span
 from sessionlens.engine.errors import LoadError, NotATranscriptError
 from sessionlens.engine.load.reader import load_transcript_bytes
@@ -189,7 +191,7 @@ def _chunk_rows(chunks: list[Chunk], entries: list[Entry]) -> tuple[ChunkRow, ..
             segments.append([offset, e.id, _role(e), epoch, e.timestamp])
             if epoch is not None:
                 stamps.append(epoch)
-        rows.append(ChunkRow(chunk.text, json.dumps(segments, ensure_ascii=False),
+        rows.append(ChunkRow(chunk.text, orjson.dumps(segments).decode(),
                              min(stamps, default=None), max(stamps, default=None),
                              _hash(chunk.text)))
     return tuple(rows)

@@ -2,7 +2,8 @@
 
 One file under the cache folder holds everything: indexed files, chunks, an FTS5 table
 (contentless: the chunk text is stored once, in ``chunks``), compactions and their spans,
-and embedding vectors as float32 BLOBs. It is a cache: an older schema, other chunking
+and embedding vectors as float32 BLOBs (a chunk's text is its last column, so a query
+that filters on the small ones never reads the text's overflow pages). It is a cache: an older schema, other chunking
 settings, or a file SQLite calls corrupt are answered by rebuilding it from the
 transcripts. The user's added folders live beside it in ``roots.json``, so a rebuild never
 loses them.
@@ -39,6 +40,10 @@ INDEX_FILE = "index.sqlite3"
 _LOCK_FILE = "index.lock"
 #: How long a writer waits for another process's transaction before giving up (ms).
 BUSY_TIMEOUT_MS = 60_000
+#: Page and cache sizes: chunks are ~1.6 KB rows and FTS5 merges rewrite big segments, so
+#: larger pages and a 64 MB cache write measurably faster than SQLite's 4 KB / 2 MB.
+PAGE_SIZE = 8192
+CACHE_KIB = 65536
 #: How long to wait for other processes to let go before a rebuild (seconds).
 REBUILD_WAIT_S = 60.0
 
@@ -62,10 +67,10 @@ CREATE TABLE files(
 CREATE TABLE chunks(
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    segments TEXT NOT NULL,
     ts_min REAL, ts_max REAL,
-    hash TEXT NOT NULL
+    hash TEXT NOT NULL,
+    segments TEXT NOT NULL,
+    text TEXT NOT NULL
 );
 CREATE INDEX chunks_by_file ON chunks(file_id);
 CREATE INDEX chunks_by_hash ON chunks(hash);
@@ -149,6 +154,7 @@ def _raw_connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                            check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # FTS5 merges re-read their segments
     return conn
 
 
@@ -170,6 +176,7 @@ def _create(path: Path, settings: SearchSettings) -> None:
     """Write a new, empty index at ``path`` (a temp name; the caller renames it)."""
     conn = _raw_connect(path)
     try:
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
         conn.executescript(_SCHEMA)
         conn.execute("INSERT INTO meta VALUES ('chunking', ?)", (settings.chunking_key,))
         conn.execute("INSERT INTO meta VALUES ('created', ?)", (str(time.time()),))

@@ -16,7 +16,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,36 +179,56 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
            cancel: Cancel | None) -> Iterator[tuple[_Job, FilePlan]]:
     """Plans in job order; in ``workers`` processes when the job is big enough."""
     total = sum(j.size for j in jobs)
-    if workers <= 1 or total < PARALLEL_MIN_BYTES or len(jobs) < 2:
-        measure = token_measure(settings.chunk_encoding, helpers=helpers, cancel=cancel)
+    measure = token_measure(settings.chunk_encoding, helpers=helpers, cancel=cancel)
+
+    def plan(j: _Job) -> FilePlan:
+        return plan_file(Path(j.path), j.base, settings, measure, agent=j.agent,
+                         session_id=j.session_id, cancel=cancel)
+
+    if workers <= 1 or len(jobs) < 2:
         for j in jobs:
-            yield j, plan_file(Path(j.path), j.base, settings, measure, agent=j.agent,
-                               session_id=j.session_id, cancel=cancel)
+            yield j, plan(j)
+        return
+    if total < PARALLEL_MIN_BYTES:
+        # one file ahead on a thread: SQLite lets go of the GIL while it writes the last one
+        with ThreadPoolExecutor(1, thread_name_prefix="sessionlens-plan") as threads:
+            ahead = threads.submit(plan, jobs[0])
+            for i, j in enumerate(jobs):
+                done = ahead.result()
+                if i + 1 < len(jobs):
+                    ahead = threads.submit(plan, jobs[i + 1])
+                yield j, done
         return
     import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
 
+    # this process writes while ``workers - 1`` others read and chunk the next files
+    planners = max(1, workers - 1)
     ctx = multiprocessing.get_context("spawn")  # never fork a process that may run Qt
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(settings,)) as pool:
-        ahead = workers * 2
-        pending: list[tuple[_Job, Future[FilePlan]]] = []
-        queue = iter(jobs)
-        try:
-            for j in queue:
-                pending.append((j, pool.submit(_plan_in_worker, j.path, j.base, j.agent,
-                                               j.session_id)))
-                if len(pending) >= ahead:
-                    break
-            while pending:
-                j, fut = pending.pop(0)
-                yield j, fut.result()
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.append((nxt, pool.submit(_plan_in_worker, nxt.path, nxt.base,
-                                                     nxt.agent, nxt.session_id)))
-        finally:
-            for _, fut in pending:
-                fut.cancel()
+    given = 0
+    try:
+        with ProcessPoolExecutor(planners, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(settings,)) as pool:
+            futures: list[Future[FilePlan]] = []
+            try:
+                for j in jobs[:planners + 1]:
+                    futures.append(pool.submit(_plan_in_worker, j.path, j.base, j.agent,
+                                               j.session_id))
+                while given < len(jobs):
+                    result = futures[given].result()
+                    nxt = given + planners + 1
+                    if nxt < len(jobs):
+                        j = jobs[nxt]
+                        futures.append(pool.submit(_plan_in_worker, j.path, j.base, j.agent,
+                                                   j.session_id))
+                    yield jobs[given], result
+                    given += 1
+            finally:
+                for fut in futures[given:]:
+                    fut.cancel()
+    except (BrokenProcessPool, OSError):  # no worker could start (a frozen app, a sandbox)
+        for j in jobs[given:]:
+            yield j, plan(j)
 
 
 def _identity(path: Path) -> tuple[str | None, str | None]:

@@ -99,11 +99,14 @@ def text_score(bm25: float) -> float:
 def _text_candidates(conn: sqlite3.Connection, terms: tuple[Term, ...], where: str,
                      args: list[object], k: int) -> dict[int, float]:
     out: dict[int, float] = {}
+    if where == "1":  # no filter: FTS5's own ranked scan, no row of chunks is touched
+        sql = "SELECT rowid, rank FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?"
+    else:
+        sql = ("SELECT c.id, bm25(chunk_fts) AS r FROM chunk_fts JOIN chunks c ON c.id = "
+               "chunk_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunk_fts MATCH ? AND "
+               f"{where} ORDER BY r LIMIT ?")
     for op in ("AND", "OR"):  # a natural-language question rarely has every word in one chunk
-        rows = conn.execute(
-            "SELECT c.id, bm25(chunk_fts) AS r FROM chunk_fts JOIN chunks c ON c.id = "
-            f"chunk_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunk_fts MATCH ? AND "
-            f"{where} ORDER BY r LIMIT ?", (fts_query(terms, op), *args, k)).fetchall()
+        rows = conn.execute(sql, (fts_query(terms, op), *args, k)).fetchall()
         out = {int(i): text_score(r) for i, r in rows}
         if out or len(terms) < 2:
             break
