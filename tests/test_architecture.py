@@ -92,6 +92,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",
     "analyze_drift", "branch_outline", "build_chain", "build_lineage",
     "compare_points", "point_transcript",
+    "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
+    "SearchResults", "search_index_dir",
 ))
 
 

@@ -6,7 +6,8 @@ other name stays in its subpackage. The subpackages follow the data flow of DESI
 
     load -> tokens -> plan -> summarize -> audit -> persist -> export
     (sessions: finding files on disk; lineage: a session's life across files;
-     contract: what summarize and audit share; compaction: the one run both faces call)
+     contract: what summarize and audit share; compaction: the one run both faces call;
+     search: every session indexed and queried, each hit with what compaction did to it)
 
 Heavy dependencies (tiktoken's encodings, httpx) are imported where they are first used,
 so importing this package stays cheap for the command line.
@@ -66,6 +67,11 @@ from .persist.successor import CompactionRecord, WriteResult, require_writable
 from .persist.writer import WRITE_MODES, WriteMode, write_compaction
 from .plan.overflow import is_context_overflow
 from .plan.planner import CompactionPlan, plan_compaction
+from .search.embeddings import EmbeddingsClient
+from .search.fate import HitFate
+from .search.indexer import IndexStats
+from .search.query import SearchHit, SearchResults
+from .search.search_index import IndexSummary, SearchIndex, search_index_dir
 from .secrets import find_secrets, redact
 from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
 from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
@@ -134,4 +140,7 @@ __all__ = [
     "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",
     "analyze_drift", "branch_outline", "build_lineage", "build_chain",
     "compare_points", "point_transcript",
+    # search
+    "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
+    "SearchResults", "search_index_dir",
 ]

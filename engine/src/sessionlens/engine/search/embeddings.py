@@ -13,9 +13,7 @@ import json
 import math
 import struct
 from collections.abc import Sequence
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from sessionlens.engine.errors import (
     ConfigError,
@@ -26,8 +24,9 @@ from sessionlens.engine.errors import (
 )
 from sessionlens.engine.secrets import find_secrets, redact
 from sessionlens.engine.summarize.providers.base import ProviderProfile
-from sessionlens.engine.summarize.providers.http import error_for_status
-from sessionlens.engine.summarize.providers.openai import openai_api_url
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["EmbeddingsClient", "cosine", "pack", "unpack"]
 
@@ -63,6 +62,10 @@ class EmbeddingsClient:
             raise ConfigError(f"{profile.name}: no base URL for the embeddings endpoint")
         if not profile.model:
             raise ConfigError(f"{profile.name}: no embeddings model named")
+        import httpx  # imported on first use, so importing the engine stays cheap
+
+        from sessionlens.engine.summarize.providers.openai import openai_api_url
+
         self.profile = profile
         self.batch_size = max(1, batch_size)
         self.url = openai_api_url(profile.base_url, "embeddings")
@@ -103,6 +106,10 @@ class EmbeddingsClient:
                              model=p.model, retryable=retryable)
 
     def _request(self, texts: Sequence[str]) -> list[tuple[float, ...]]:
+        import httpx
+
+        from sessionlens.engine.summarize.providers.http import error_for_status
+
         p = self.profile
         body = {"model": p.model, "input": [redact(t, find_secrets(t)) or " " for t in texts],
                 "encoding_format": "float"}

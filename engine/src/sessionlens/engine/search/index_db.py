@@ -2,11 +2,11 @@
 
 One file under the cache folder holds everything: indexed files, chunks, an FTS5 table
 (contentless: the chunk text is stored once, in ``chunks``), compactions and their spans,
-and embedding vectors as float32 BLOBs (a chunk's text is its last column, so a query
-that filters on the small ones never reads the text's overflow pages). It is a cache: an older schema, other chunking
-settings, or a file SQLite calls corrupt are answered by rebuilding it from the
-transcripts. The user's added folders live beside it in ``roots.json``, so a rebuild never
-loses them.
+and embedding vectors as float32 BLOBs. A chunk's text is its last column, so a query that
+filters on the small ones never reads the text's overflow pages. It is a cache: an older
+schema, other chunking settings, or a file SQLite calls corrupt are answered by rebuilding
+it from the transcripts. The user's added folders live beside it in ``roots.json``, so a
+rebuild never loses them.
 
 Concurrency: WAL mode (readers never wait for the writer), a busy timeout, and writes in
 ``BEGIN IMMEDIATE`` transactions. Every process holding the index takes a shared lock on
