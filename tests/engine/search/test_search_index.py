@@ -6,6 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -51,26 +52,52 @@ def _chunks(m: Machine) -> list[tuple[str, str]]:
                                    "ON f.id = c.file_id").fetchall())
 
 
+def _same_as_a_rebuild(m: Machine, tmp_path: Path, name: str) -> None:
+    fresh = SearchIndex(tmp_path / name, session_dirs=lambda: m.dirs)
+    fresh.update()
+    with sqlite3.connect(fresh.folder / INDEX_FILE) as conn:
+        rebuilt = sorted(conn.execute("SELECT f.path, c.text, c.segments FROM chunks c "
+                                      "JOIN files f ON f.id = c.file_id").fetchall())
+    with _db(m) as conn:
+        assert sorted(conn.execute("SELECT f.path, c.text, c.segments FROM chunks c JOIN files "
+                                   "f ON f.id = c.file_id").fetchall()) == rebuilt
+
+
+def _append(path: Path, build: Callable[[SessionFile], None], n: int = 500,
+            leaf: str = "e0000001") -> None:
+    extra = SessionFile()
+    extra.n, extra.leaf = n, leaf
+    build(extra)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(x) + "\n" for x in extra.lines[1:]))
+
+
 def test_an_append_indexes_only_the_new_entries_and_matches_a_rebuild(machine: Machine,
                                                                       tmp_path: Path) -> None:
     machine.index.update()
     path = machine.facts["db"][0]
-    extra = SessionFile()
-    extra.n = 500
-    extra.leaf = "e0000001"
-    new_id = extra.user("Later we moved the replica to rack k7-omega.")
-    extra.assistant("Done.")
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write("".join(json.dumps(x) + "\n" for x in extra.lines[1:]))
+    ids: list[str] = []
+
+    def grow(s: SessionFile) -> None:
+        ids.append(s.user("Later we moved the replica to rack k7-omega. " + "pad " * 900))
+        ids.append(s.assistant("Done."))
+
+    _append(path, grow)
     stats = machine.index.update()
     assert (stats.indexed, stats.entries_added) == (1, 2)
-    assert _top(machine.index, "k7-omega") == (path.resolve(), new_id)
-    fresh = SearchIndex(tmp_path / "fresh", session_dirs=lambda: machine.dirs)
-    fresh.update()
-    assert _chunks(machine) == sorted(
-        sqlite3.connect(fresh.folder / INDEX_FILE).execute(
-            "SELECT f.path, c.text FROM chunks c JOIN files f ON f.id = c.file_id").fetchall())
+    assert _top(machine.index, "k7-omega") == (path.resolve(), ids[0])
+    _same_as_a_rebuild(machine, tmp_path, "fresh1")
     assert machine.index.update().indexed == 0  # nothing changed: nothing read
+
+    def compact(s: SessionFile) -> None:  # a compaction needs the whole path: a full load
+        ids.append(s.compaction("## Goal\n- replica moved", None))
+        s.user("and the cache is on 11211")
+
+    _append(path, compact, n=600, leaf=ids[1])
+    assert machine.index.update().entries_added == 2
+    _same_as_a_rebuild(machine, tmp_path, "fresh2")
+    hit = machine.index.search("k7-omega").hits[0]
+    assert hit.fate.status == "lost" and hit.fate.compaction_id == ids[2]
 
 
 def test_a_half_written_last_line_waits_until_it_is_complete(machine: Machine) -> None:
@@ -173,3 +200,24 @@ def test_two_processes_indexing_at_once_do_not_corrupt_or_duplicate(machine: Mac
         conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('integrity-check')")
     for n in range(8):
         assert len(machine.index.search(f"kiwi{n}x").hits) == 1
+
+
+def test_words_found_everywhere_rank_only_the_newest_matches(tmp_path: Path) -> None:
+    """BM25 scores every match; a word in most chunks must not cost seconds."""
+    from sessionlens.engine.search.search_settings import SearchSettings
+
+    folder = tmp_path / "s"
+    folder.mkdir()
+    for n in range(6):
+        s = SessionFile()
+        for turn in range(30):
+            s.user(f"common words everywhere, file {n} turn {turn}: " + "lorem ipsum " * 40)
+        s.write(folder / f"f{n}.jsonl")
+    index = SearchIndex(tmp_path / "idx", SearchSettings(rank_cap=20),
+                        session_dirs=lambda: [folder])
+    index.update()
+    capped = index.search("lorem ipsum", limit=50)
+    assert capped.notes and "newest" in capped.notes[0]
+    assert {h.path.name for h in capped.hits} <= {"f4.jsonl", "f5.jsonl"}  # indexed last
+    rare = index.search("\"file 0 turn 3\"")
+    assert rare.notes == () and rare.hits[0].path.name == "f0.jsonl"

@@ -189,6 +189,7 @@ class ChunkerState:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ChunkerState:
+        """Read back ``to_json`` (other keys, such as the indexer's own, are ignored)."""
         carry = tuple(Piece(int(a), int(b), int(c), int(d)) for a, b, c, d in data["carry"])
         return cls(carry, int(data["seq"]), int(data["char"]))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,6 +55,10 @@ class BaseState:
     resume: str | None
     open_chunk: int | None
     pinned: bool = False
+    format: str = ""
+    diagnostics: int = 0
+    agent: str | None = None
+    session_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +149,21 @@ def plan_file(path: Path, base: BaseState | None, settings: SearchSettings,
             and prefix.hexdigest() == base.prefix_sha)
     if grew and base is not None and base.indexed_bytes == complete:
         return seen  # no new complete line
-    try:
-        t = load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns, cancel=cancel)
-    except NotATranscriptError:  # another tool's .jsonl in an agent folder: nothing to say
-        return replace(seen, mode="failed")
-    except LoadError as exc:
-        return replace(seen, mode="failed", error=str(exc))
-    entries = [e for e in t.entries if e.length <= 0 or e.offset + e.length < complete]
+    resume_at = json.loads(base.resume) if grew and base is not None and base.resume else None
+    tail = _read_tail(data, path, complete, base, resume_at) if grew else None
+    if tail is not None:
+        entries: Sequence[Entry] = tail
+        t: Transcript | None = None
+        diagnostics = base.diagnostics if base is not None else 0
+    else:
+        try:
+            t = load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns, cancel=cancel)
+        except NotATranscriptError:  # another tool's .jsonl in an agent folder: say nothing
+            return replace(seen, mode="failed")
+        except LoadError as exc:
+            return replace(seen, mode="failed", error=str(exc))
+        entries = [e for e in t.entries if e.length <= 0 or e.offset + e.length < complete]
+        diagnostics = len(t.diagnostics)
     if grew and base is not None and len(entries) < base.entry_count:
         grew = False  # fewer entries from more bytes: not an append after all
     if not grew:
@@ -159,8 +171,8 @@ def plan_file(path: Path, base: BaseState | None, settings: SearchSettings,
     prefix.update(view[base.indexed_bytes if grew and base else 0:complete])
     start = base.entry_count if grew and base else 0
     state = ChunkerState()
-    if grew and base is not None and base.resume:
-        state = ChunkerState.from_json(json.loads(base.resume))
+    if grew and resume_at is not None:
+        state = ChunkerState.from_json(resume_at)
     low = min([p.seq for p in state.carry] + [state.seq])
     items = [(i, text) for i in range(low, len(entries)) if (text := indexed_text(entries[i]))]
     todo = [(seq, text) for seq, text in items if seq >= state.seq]
@@ -169,15 +181,69 @@ def plan_file(path: Path, base: BaseState | None, settings: SearchSettings,
     chunks, begun = chunk_entries(items, counts, measure, settings.chunk_tokens,
                                   settings.chunk_overlap, state)
     mode: PlanMode = "append" if grew else ("rewrite" if base is not None else "new")
-    resume = json.dumps(begun.to_json()) if chunks else (base.resume if grew and base else None)
+    resume = base.resume if grew and base else None
+    if chunks:
+        first = min([p.seq for p in begun.carry] + [begun.seq])
+        e = entries[first]
+        at = e.offset if tail is None else tail.file_offset(e)
+        resume = json.dumps({**begun.to_json(), "line": [first, at, e.id]})
     return replace(
-        seen, mode=mode, format=t.format, session_id=session_id or t.session_id,
+        seen, mode=mode, format=t.format if t is not None else (base.format if base else ""),
+        session_id=session_id or (t.session_id if t is not None else None),
         indexed_bytes=complete, prefix_sha=prefix.hexdigest(), entry_count=len(entries),
-        diagnostics=len(t.diagnostics), chunks=_chunk_rows(chunks, entries), resume=resume,
-        compactions=_compaction_rows(t, entries, start), entries_added=len(entries) - start)
+        diagnostics=diagnostics, chunks=_chunk_rows(chunks, entries), resume=resume,
+        compactions=_compaction_rows(t, entries, start) if t is not None else (),
+        entries_added=len(entries) - start)
 
 
-def _chunk_rows(chunks: list[Chunk], entries: list[Entry]) -> tuple[ChunkRow, ...]:
+#: Formats whose every entry line carries its own id, so a tail read names entries as a
+#: full load does (pi v1, Claude Code and Codex number some entries by line).
+_TAIL_FORMATS = frozenset({"openclaw-v3", "pi-v2"})
+
+
+class _Tail(Sequence[Entry]):
+    """Entries ``first`` onwards of a file, read without the lines before them."""
+
+    def __init__(self, first: int, entries: list[Entry], shift: int) -> None:
+        self.first, self.entries, self.shift = first, entries, shift
+
+    def __len__(self) -> int:
+        return self.first + len(self.entries)
+
+    def __getitem__(self, i: int) -> Entry:  # type: ignore[override]
+        if i < self.first:
+            raise IndexError(i)
+        return self.entries[i - self.first]
+
+    def file_offset(self, e: Entry) -> int:
+        return e.offset + self.shift
+
+
+def _read_tail(data: bytes, path: Path, complete: int, base: BaseState | None,
+               resume: dict[str, object] | None) -> _Tail | None:
+    """The entries an append needs, parsed from the open chunk's first line on; None when
+    only a full load will do (other formats, a new compaction whose span needs the whole
+    path, or a file that does not line up with what the index remembers)."""
+    line = resume.get("line") if resume else None
+    if base is None or base.format not in _TAIL_FORMATS or not isinstance(line, list):
+        return None
+    first, at, first_id = line
+    if data.find(b'"compaction"', base.indexed_bytes, complete) >= 0:
+        return None
+    head_end = data.find(b"\n") + 1
+    if not 0 < head_end <= at < complete:
+        return None
+    part = data[:head_end] + data[at:complete]
+    try:
+        t = load_transcript_bytes(part, path)
+    except LoadError:
+        return None
+    if not t.entries or t.entries[0].id != first_id:
+        return None
+    return _Tail(int(first), list(t.entries), at - head_end)
+
+
+def _chunk_rows(chunks: list[Chunk], entries: Sequence[Entry]) -> tuple[ChunkRow, ...]:
     rows: list[ChunkRow] = []
     epochs: dict[int, float | None] = {}
     for chunk in chunks:
@@ -197,7 +263,7 @@ def _chunk_rows(chunks: list[Chunk], entries: list[Entry]) -> tuple[ChunkRow, ..
     return tuple(rows)
 
 
-def _compaction_rows(t: Transcript, entries: list[Entry], start: int
+def _compaction_rows(t: Transcript, entries: Sequence[Entry], start: int
                      ) -> tuple[CompactionRow, ...]:
     """The compactions among the new entries, with the entries each one replaced."""
     out = []

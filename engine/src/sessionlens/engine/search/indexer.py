@@ -61,16 +61,19 @@ class IndexStats:
 def _rows(conn: sqlite3.Connection) -> dict[str, BaseState]:
     out = {}
     for r in conn.execute("SELECT id, path, size, mtime_ns, indexed_bytes, prefix_sha, "
-                          "entry_count, resume, open_chunk, pinned FROM files"):
-        out[r[1]] = BaseState(r[0], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]))
+                          "entry_count, resume, open_chunk, pinned, format, diagnostics, agent, "
+                          "session_id FROM files"):
+        out[r[1]] = BaseState(r[0], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]),
+                              r[10], r[11], r[12], r[13])
     return out
 
 
 def _state(conn: sqlite3.Connection, path: str) -> BaseState | None:
     r = conn.execute("SELECT id, size, mtime_ns, indexed_bytes, prefix_sha, entry_count, "
-                     "resume, open_chunk, pinned FROM files WHERE path=?", (path,)).fetchone()
+                     "resume, open_chunk, pinned, format, diagnostics, agent, session_id FROM "
+                     "files WHERE path=?", (path,)).fetchone()
     return None if r is None else BaseState(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
-                                            bool(r[8]))
+                                            bool(r[8]), r[9], r[10], r[11], r[12])
 
 
 def _same(a: BaseState | None, b: BaseState | None) -> bool:
@@ -159,11 +162,26 @@ def _init_worker(settings: SearchSettings) -> None:
     _worker_measure = token_measure(settings.chunk_encoding, helpers=False)
 
 
-def _plan_in_worker(path: str, base: BaseState | None, agent: str | None,
-                    session_id: str | None) -> FilePlan:
+def _identity(path: Path) -> tuple[str | None, str | None]:
+    """Agent and session id as the session list shows them (``discovery``'s quick scan)."""
+    info = summarize_session_file(path)
+    return (info.agent or info.format, info.session_id) if info is not None else (None, None)
+
+
+def _plan_job(path: str, base: BaseState | None, settings: SearchSettings,
+              measure: TokenMeasure, cancel: Cancel | None = None) -> FilePlan:
+    agent: str | None
+    if base is not None and base.agent is not None:  # a known file keeps its agent and id
+        agent, session_id = base.agent, base.session_id
+    else:
+        agent, session_id = _identity(Path(path))
+    return plan_file(Path(path), base, settings, measure, agent=agent, session_id=session_id,
+                     cancel=cancel)
+
+
+def _plan_in_worker(path: str, base: BaseState | None) -> FilePlan:
     assert _worker_settings is not None and _worker_measure is not None
-    return plan_file(Path(path), base, _worker_settings, _worker_measure, agent=agent,
-                     session_id=session_id)
+    return _plan_job(path, base, _worker_settings, _worker_measure)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +189,6 @@ class _Job:
     path: str
     base: BaseState | None
     size: int
-    agent: str | None
-    session_id: str | None
 
 
 def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bool,
@@ -182,8 +198,7 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
     measure = token_measure(settings.chunk_encoding, helpers=helpers, cancel=cancel)
 
     def plan(j: _Job) -> FilePlan:
-        return plan_file(Path(j.path), j.base, settings, measure, agent=j.agent,
-                         session_id=j.session_id, cancel=cancel)
+        return _plan_job(j.path, j.base, settings, measure, cancel)
 
     if workers <= 1 or len(jobs) < 2:
         for j in jobs:
@@ -212,15 +227,13 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
             futures: list[Future[FilePlan]] = []
             try:
                 for j in jobs[:planners + 1]:
-                    futures.append(pool.submit(_plan_in_worker, j.path, j.base, j.agent,
-                                               j.session_id))
+                    futures.append(pool.submit(_plan_in_worker, j.path, j.base))
                 while given < len(jobs):
                     result = futures[given].result()
                     nxt = given + planners + 1
                     if nxt < len(jobs):
                         j = jobs[nxt]
-                        futures.append(pool.submit(_plan_in_worker, j.path, j.base, j.agent,
-                                                   j.session_id))
+                        futures.append(pool.submit(_plan_in_worker, j.path, j.base))
                     yield jobs[given], result
                     given += 1
             finally:
@@ -229,11 +242,6 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
     except (BrokenProcessPool, OSError):  # no worker could start (a frozen app, a sandbox)
         for j in jobs[given:]:
             yield j, plan(j)
-
-
-def _identity(path: Path) -> tuple[str | None, str | None]:
-    info = summarize_session_file(path)
-    return (info.agent or info.format, info.session_id) if info is not None else (None, None)
 
 
 def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Iterable[Path],
@@ -266,8 +274,7 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
                 with transaction(conn):
                     conn.execute("UPDATE files SET pinned=1 WHERE id=?", (row.file_id,))
             continue
-        agent, session_id = _identity(Path(path))
-        jobs.append(_Job(path, row, st.st_size, agent, session_id))
+        jobs.append(_Job(path, row, st.st_size))
     total = sum(j.size for j in jobs)
     done = indexed = entries = chunks = 0
     problems: list[str] = []
@@ -282,8 +289,7 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
                 break
             measure = measure or token_measure(settings.chunk_encoding, helpers=helpers,
                                                cancel=cancel)
-            plan = plan_file(Path(job.path), _state(conn, job.path), settings, measure,
-                             agent=job.agent, session_id=job.session_id, cancel=cancel)
+            plan = _plan_job(job.path, _state(conn, job.path), settings, measure, cancel)
         else:
             problems.append(f"{job.path}: changed by another process while indexing; "
                             "left for the next update")

@@ -96,18 +96,57 @@ def text_score(bm25: float) -> float:
     return s / (1.0 + s)
 
 
+def _documents(conn: sqlite3.Connection, term: Term) -> int:
+    """How many chunks hold ``term`` (its rarest token; a prefix counts all its words)."""
+    counts = []
+    for i, tok in enumerate(term.tokens):
+        tok = tok.casefold()
+        if term.prefix and i == len(term.tokens) - 1:
+            row = conn.execute("SELECT coalesce(sum(doc), 0) FROM chunk_vocab WHERE term >= ? "
+                               "AND term < ?", (tok, tok + "\uffff")).fetchone()
+        else:
+            row = conn.execute("SELECT doc FROM chunk_vocab WHERE term = ?", (tok,)).fetchone()
+        counts.append(int(row[0]) if row else 0)
+    return min(counts, default=0)
+
+
+def _recent_window(conn: sqlite3.Connection, terms: tuple[Term, ...], op: str,
+                   cap: int) -> int | None:
+    """The lowest chunk id worth ranking, or None to rank every match.
+
+    BM25 scores every chunk that matches, so words found in most chunks ("error", "the")
+    would cost seconds on a large index. When even the rarest word of an AND query (every
+    word of an OR query) is in more than ``cap`` chunks, only the newest chunks that hold
+    about ``cap`` matches are ranked.
+    """
+    docs = [_documents(conn, t) for t in terms]
+    matches = min(docs) if op == "AND" else sum(docs)
+    if matches <= cap:
+        return None
+    top = conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0
+    return max(0, int(top - top * cap / matches))
+
+
 def _text_candidates(conn: sqlite3.Connection, terms: tuple[Term, ...], where: str,
-                     args: list[object], k: int) -> dict[int, float]:
+                     args: list[object], k: int, cap: int, notes: list[str]
+                     ) -> dict[int, float]:
     out: dict[int, float] = {}
-    if where == "1":  # no filter: FTS5's own ranked scan, no row of chunks is touched
-        sql = "SELECT rowid, rank FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rank LIMIT ?"
-    else:
-        sql = ("SELECT c.id, bm25(chunk_fts) AS r FROM chunk_fts JOIN chunks c ON c.id = "
-               "chunk_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunk_fts MATCH ? AND "
-               f"{where} ORDER BY r LIMIT ?")
     for op in ("AND", "OR"):  # a natural-language question rarely has every word in one chunk
-        rows = conn.execute(sql, (fts_query(terms, op), *args, k)).fetchall()
-        out = {int(i): text_score(r) for i, r in rows}
+        low = _recent_window(conn, terms, op, cap)
+        window = "" if low is None else " AND chunk_fts.rowid > ?"
+        extra: list[object] = [] if low is None else [low]
+        if where == "1":  # no filter: FTS5's own ranked scan, no row of chunks is touched
+            sql = ("SELECT rowid, rank FROM chunk_fts WHERE chunk_fts MATCH ?"
+                   f"{window} ORDER BY rank LIMIT ?")
+            params = (fts_query(terms, op), *extra, k)
+        else:
+            sql = ("SELECT c.id, bm25(chunk_fts) AS r FROM chunk_fts JOIN chunks c ON c.id = "
+                   "chunk_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunk_fts MATCH ?"
+                   f"{window} AND {where} ORDER BY r LIMIT ?")
+            params = (fts_query(terms, op), *extra, *args, k)
+        out = {int(i): text_score(r) for i, r in conn.execute(sql, params).fetchall()}
+        if out and low is not None:
+            notes.append("these words are in most chunks: only the newest matches were ranked")
         if out or len(terms) < 2:
             break
     return out
@@ -196,7 +235,8 @@ def run_query(conn: sqlite3.Connection, query: str, settings: SearchSettings, *,
     k = limit * settings.candidate_multiplier
     where, args = filters.sql()
     notes: list[str] = []
-    text = _text_candidates(conn, terms, where, args, k) if terms else {}
+    text = _text_candidates(conn, terms, where, args, k, settings.rank_cap,
+                            notes) if terms else {}
     vector: dict[int, float] = {}
     mode: RankMode = "text"
     if embed_query is not None and model_key is not None and query.strip():

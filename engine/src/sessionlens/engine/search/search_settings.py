@@ -35,6 +35,9 @@ class SearchSettings:
     #: Hybrid hits scoring under this are dropped (text-only hits all contain the query).
     min_score: float = 0.35
     max_results: int = 6
+    #: BM25 ranks at most about this many matching chunks per query (the newest ones when
+    #: the words are everywhere), which bounds query time on a large index.
+    rank_cap: int = 20_000
 
     def __post_init__(self) -> None:
         if self.chunk_tokens < 16:
@@ -45,7 +48,7 @@ class SearchSettings:
         if self.vector_weight < 0 or self.text_weight < 0 or \
                 self.vector_weight + self.text_weight <= 0:
             raise ConfigError("ranking weights must be non-negative and not both 0")
-        if self.candidate_multiplier < 1 or self.max_results < 1:
+        if self.candidate_multiplier < 1 or self.max_results < 1 or self.rank_cap < 1:
             raise ConfigError("candidate multiplier and result count must be at least 1")
         if not 0 <= self.min_score <= 1:
             raise ConfigError(f"minimum score must be in [0, 1], got {self.min_score}")
