@@ -5,7 +5,8 @@ Two corpora, because generated text and real text tokenize and index differently
 * ``--corpus generated`` (own generator, fixed seed): OpenClaw v3 sessions in an
   ``agents/<id>/sessions/`` layout, 1-15 MB each: user asks, assistant text with thinking
   and tool calls, tool results (code, logs, JSON, the odd CJK line, some 40 KB outputs),
-  compactions, plus planted facts the queries look for.
+  compactions, plus planted facts the queries look for. Prose draws on a 20,000-word
+  vocabulary with Zipf-like frequencies, so common words are everywhere and most are rare.
 * ``--corpus samples``: every line of the real samples the loader reads (pi v1, OpenClaw
   v3, Claude Code, Codex in ``../shared/samples``), copied into many files with ids made
   unique per copy so each file is a valid transcript of its format.
@@ -72,36 +73,54 @@ QUERIES = [q for q, _ in FACTS] + [
 ]
 
 
+def vocabulary(rnd: random.Random, size: int = 20_000) -> tuple[list[str], list[float]]:
+    """Words with Zipf-like frequencies (rank r drawn in proportion to 1/r), as prose has:
+    a few words are everywhere, most are rare, which is what BM25 and FTS5 costs depend on."""
+    syllables = [a + b for a in "bcdfghklmnprstvz" for b in "aeiou"] + ["th", "qu", "x"]
+    words = list(dict.fromkeys(WORDS))
+    while len(words) < size:
+        words.append("".join(rnd.choices(syllables, k=rnd.randint(2, 4))))
+    cum, total = [], 0.0
+    for rank in range(1, len(words) + 1):
+        total += 1.0 / rank
+        cum.append(total)
+    return words, cum
+
+
 class Gen:
     """Streams a plausible OpenClaw v3 session into a file."""
 
-    def __init__(self, rnd: random.Random) -> None:
+    def __init__(self, rnd: random.Random, vocab: tuple[list[str], list[float]]) -> None:
         self.rnd = rnd
+        self.words, self.cum = vocab
         self.n = 0
         self.leaf: str | None = None
-        self.last_compaction: str | None = None
         self.ts = 1_767_225_600_000
-        self.pool = [self._text(rnd.randint(10, 600)) for _ in range(3000)]
+        self.pool = [self._paragraph(rnd.randint(10, 600)) for _ in range(3000)]
 
-    def _text(self, words: int) -> str:
-        r, parts = self.rnd, []
+    def _paragraph(self, words: int) -> str:
+        r, lines = self.rnd, []
         while words > 0:
             k = r.randint(8, 40)
-            roll = r.random()
-            if roll < 0.3:
-                parts.append(r.choice(CODE).format(n=r.randint(1, 999), d=r.randint(1, 9)))
-            elif roll < 0.305:
-                parts.append("".join(r.choices(CJK, k=k)))
+            kind = r.random()
+            if kind < 0.3:
+                lines.append(r.choice(CODE).format(n=r.randint(1, 999), d=r.randint(1, 9)))
+            elif kind < 0.305:
+                lines.append("".join(r.choices(CJK, k=k)))
             else:
-                parts.append(" ".join(r.choices(WORDS, k=k)).capitalize() + ".")
+                sentence = r.choices(self.words, cum_weights=self.cum, k=k)
+                lines.append(" ".join(sentence).capitalize() + ".")
             words -= k
-        return "\n".join(parts)
+        return "\n".join(lines)
 
     def text(self, lo: int, hi: int) -> str:
-        out = self.rnd.choice(self.pool)
-        while len(out) < lo:
-            out += "\n" + self.rnd.choice(self.pool)
-        return out[:hi]
+        """Paragraphs from the pool, at least ``lo`` and at most ``hi`` characters."""
+        parts = [self.rnd.choice(self.pool)]
+        size = len(parts[0])
+        while size < lo:
+            parts.append(self.rnd.choice(self.pool))
+            size += len(parts[-1]) + 1
+        return "\n".join(parts)[:hi]
 
     def row(self, type: str, **fields: Any) -> bytes:
         self.n += 1
@@ -156,6 +175,7 @@ class Gen:
 
 def generate(folder: Path, size_mb: float, seed: int) -> list[Path]:
     rnd = random.Random(seed)
+    vocab = vocabulary(random.Random(seed))
     target = int(size_mb * 1e6)
     written, files, k = 0, [], 0
     while written < target:
@@ -163,7 +183,7 @@ def generate(folder: Path, size_mb: float, seed: int) -> list[Path]:
         agent = AGENTS[k % len(AGENTS)]
         path = folder / "agents" / agent / "sessions" / f"{k:04d}-{rnd.getrandbits(32):08x}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
-        g = Gen(random.Random(seed * 1000 + k))
+        g = Gen(random.Random(seed * 1000 + k), vocab)
         fact = FACTS[k % len(FACTS)][1] if k % 7 == 0 else None
         with open(path, "wb") as fh:
             n = fh.write(g.header(f"{k:08x}-0000-4000-8000-{rnd.getrandbits(48):012x}"))
@@ -242,7 +262,7 @@ def from_samples(folder: Path, size_mb: float, seed: int) -> list[Path]:
 # --------------------------------------------------------------------------- measuring
 
 def _corpus(kind: str, root: Path, size_mb: float, seed: int) -> tuple[Path, list[Path]]:
-    folder = root / f"{kind}-{size_mb:g}mb-{seed}"
+    folder = root / f"{kind}-v2-{size_mb:g}mb-{seed}"
     stamp = folder / "complete.json"
     if stamp.is_file():
         return folder, [Path(p) for p in json.loads(stamp.read_text())]

@@ -76,7 +76,6 @@ CREATE INDEX chunks_by_file ON chunks(file_id);
 CREATE INDEX chunks_by_hash ON chunks(hash);
 CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='',
                                          tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row');
 CREATE TABLE compactions(
     file_id INTEGER NOT NULL,
     compaction_id TEXT NOT NULL,

@@ -96,35 +96,16 @@ def text_score(bm25: float) -> float:
     return s / (1.0 + s)
 
 
-def _documents(conn: sqlite3.Connection, term: Term) -> int:
-    """How many chunks hold ``term`` (its rarest token; a prefix counts all its words)."""
-    counts = []
-    for i, tok in enumerate(term.tokens):
-        tok = tok.casefold()
-        if term.prefix and i == len(term.tokens) - 1:
-            row = conn.execute("SELECT coalesce(sum(doc), 0) FROM chunk_vocab WHERE term >= ? "
-                               "AND term < ?", (tok, tok + "\uffff")).fetchone()
-        else:
-            row = conn.execute("SELECT doc FROM chunk_vocab WHERE term = ?", (tok,)).fetchone()
-        counts.append(int(row[0]) if row else 0)
-    return min(counts, default=0)
-
-
-def _recent_window(conn: sqlite3.Connection, terms: tuple[Term, ...], op: str,
-                   cap: int) -> int | None:
+def _recent_window(conn: sqlite3.Connection, match: str, cap: int) -> int | None:
     """The lowest chunk id worth ranking, or None to rank every match.
 
     BM25 scores every chunk that matches, so words found in most chunks ("error", "the")
-    would cost seconds on a large index. When even the rarest word of an AND query (every
-    word of an OR query) is in more than ``cap`` chunks, only the newest chunks that hold
-    about ``cap`` matches are ranked.
+    would cost seconds on a large index. FTS5 walks matches newest first cheaply, so when
+    more than ``cap`` chunks match, only the newest ``cap`` of them are ranked.
     """
-    docs = [_documents(conn, t) for t in terms]
-    matches = min(docs) if op == "AND" else sum(docs)
-    if matches <= cap:
-        return None
-    top = conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0
-    return max(0, int(top - top * cap / matches))
+    rows = conn.execute("SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? "
+                        "ORDER BY rowid DESC LIMIT 1 OFFSET ?", (match, cap)).fetchall()
+    return int(rows[0][0]) if rows else None
 
 
 def _text_candidates(conn: sqlite3.Connection, terms: tuple[Term, ...], where: str,
@@ -132,18 +113,19 @@ def _text_candidates(conn: sqlite3.Connection, terms: tuple[Term, ...], where: s
                      ) -> dict[int, float]:
     out: dict[int, float] = {}
     for op in ("AND", "OR"):  # a natural-language question rarely has every word in one chunk
-        low = _recent_window(conn, terms, op, cap)
+        match = fts_query(terms, op)
+        low = _recent_window(conn, match, cap)
         window = "" if low is None else " AND chunk_fts.rowid > ?"
         extra: list[object] = [] if low is None else [low]
         if where == "1":  # no filter: FTS5's own ranked scan, no row of chunks is touched
             sql = ("SELECT rowid, rank FROM chunk_fts WHERE chunk_fts MATCH ?"
                    f"{window} ORDER BY rank LIMIT ?")
-            params = (fts_query(terms, op), *extra, k)
+            params = (match, *extra, k)
         else:
             sql = ("SELECT c.id, bm25(chunk_fts) AS r FROM chunk_fts JOIN chunks c ON c.id = "
                    "chunk_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunk_fts MATCH ?"
                    f"{window} AND {where} ORDER BY r LIMIT ?")
-            params = (fts_query(terms, op), *extra, *args, k)
+            params = (match, *extra, *args, k)
         out = {int(i): text_score(r) for i, r in conn.execute(sql, params).fetchall()}
         if out and low is not None:
             notes.append("these words are in most chunks: only the newest matches were ranked")

@@ -37,7 +37,7 @@ class SearchSettings:
     max_results: int = 6
     #: BM25 ranks at most about this many matching chunks per query (the newest ones when
     #: the words are everywhere), which bounds query time on a large index.
-    rank_cap: int = 20_000
+    rank_cap: int = 5_000
 
     def __post_init__(self) -> None:
         if self.chunk_tokens < 16:
