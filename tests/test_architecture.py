@@ -99,6 +99,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "analyze_drift", "branch_outline", "build_chain", "build_lineage",
     "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
     "load_chain_transcripts",
+    "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
+    "SearchResults", "search_index_dir",
 ))
 
 

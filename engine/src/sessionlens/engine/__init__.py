@@ -6,7 +6,8 @@ other name stays in its subpackage. The subpackages follow the data flow of DESI
 
     load -> tokens -> plan -> summarize -> audit -> persist -> export
     (sessions: finding files on disk; lineage: a session's life across files;
-     contract: what summarize and audit share; compaction: the one run both faces call)
+     contract: what summarize and audit share; compaction: the one run both faces call;
+     search: every session indexed and queried, each hit with what compaction did to it)
 
 Heavy dependencies (tiktoken's encodings, httpx) are imported where they are first used,
 so importing this package stays cheap for the command line.
@@ -88,6 +89,11 @@ from .persist.writer import WRITE_MODES, WriteMode, write_compaction
 from .plan.overflow import is_context_overflow
 from .plan.planner import CompactionPlan, plan_compaction
 from .plan.rerun import plan_rerun
+from .search.embeddings import EmbeddingsClient
+from .search.fate import HitFate
+from .search.indexer import IndexStats
+from .search.query import SearchHit, SearchResults
+from .search.search_index import IndexSummary, SearchIndex, search_index_dir
 from .secrets import find_secrets, redact
 from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
 from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
@@ -165,4 +171,7 @@ __all__ = [
     "analyze_drift", "branch_outline", "build_lineage", "build_chain",
     "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
     "load_chain_transcripts",
+    # search
+    "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
+    "SearchResults", "search_index_dir",
 ]

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
     from .paths import AppPaths
     from .prefs import Prefs
+    from .search.mount import SearchParts
     from .session_controller import SessionController
     from .tasks import TaskRunner
 
@@ -62,6 +63,8 @@ class AppContext:
     lineage: LineageParts | None = None
     #: The compaction controller and its tabs (``compaction_mount.CompactionParts``).
     compaction: CompactionParts | None = None
+    #: The search controller, panel and dock (``search.mount.SearchParts``).
+    search: SearchParts | None = None
 
 
 def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppContext:
@@ -76,6 +79,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .main_window import MainWindow
     from .paths import AppPaths, bundled_sample_path
     from .prefs import Prefs
+    from .search.mount import mount_search
     from .session_controller import SessionController
     from .tasks import TaskRunner
     from .theme import apply_theme
@@ -114,6 +118,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     window.tokens.apply_theme(dark)
     ctx.lineage = mount_lineage(window, controller, tasks)
     ctx.compaction = mount_compaction(window, controller, tasks, paths)
+    ctx.search = mount_search(window, controller, tasks, paths)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:
         window.restoreGeometry(geometry)

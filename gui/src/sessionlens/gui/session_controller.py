@@ -209,15 +209,17 @@ class SessionController(QObject):
             self._busy = busy
             self.busy_changed.emit(busy)
 
-    def open(self, path: Path, *, keep_selection: bool = False) -> None:
-        """Load ``path`` off the UI thread (cancels a load already running)."""
+    def open(self, path: Path, *, keep_selection: bool = False,
+             select: str | None = None) -> None:
+        """Load ``path`` off the UI thread (cancels a load already running); ``select`` is
+        the entry to select once it is loaded."""
         path = Path(path)
         if self._load_handle is not None:
             self._load_handle.cancel()
         self._set_busy(True)
         self.progress.emit("load", 0, 0)
         window = self.overrides.context_window
-        keep = self.selected_id if keep_selection else None
+        keep = select or (self.selected_id if keep_selection else None)
 
         def job(report: Progress, cancelled: CancelCheck) -> LoadedSession:
             t = load_transcript(path, on_progress=report, cancel=cancelled)
@@ -231,6 +233,15 @@ class SessionController(QObject):
         self._load_handle = self._tasks.run(
             job, on_done=lambda r: self._on_loaded(r, keep), on_error=self._on_error,
             on_progress=lambda d, t: self.progress.emit("load", d, t), group="load", big=True)
+
+    def open_at(self, path: Path, entry_id: str | None) -> None:
+        """Show ``entry_id`` of ``path``: selected at once if that file is open, else after
+        it has loaded (a search hit, a lineage node)."""
+        if self.path is not None and Path(path).resolve() == self.path.resolve():
+            if entry_id:
+                self.select(entry_id)
+            return
+        self.open(Path(path), select=entry_id)
 
     def reload(self) -> None:
         if self.path is not None:

@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, str] = {
     "chain": "chain_cmd",
     "restore": "restore_cmd",
     "trace": "trace_cmd",
+    "search": "search_cmd",
 }
 
 

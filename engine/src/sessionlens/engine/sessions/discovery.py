@@ -39,7 +39,7 @@ __all__ = [
     "discover_sessions", "summarize_session_file", "classify_session_file",
     "read_session_store", "resolve_session_file", "SessionStore", "StoreRecord",
     "CompactionCheckpoint", "CheckpointPosition", "openclaw_state_dirs",
-    "load_plugin_sources", "PLUGIN_MODULES", "objects_mentioning",
+    "load_plugin_sources", "PLUGIN_MODULES", "objects_mentioning", "session_files",
 ]
 
 _HEAD_BYTES = 1 << 20
@@ -271,6 +271,30 @@ def _walk(root: Path) -> list[Path]:
     return found
 
 
+def session_files(dirs: Sequence[Path | str], *,
+                  kinds: frozenset[str] = frozenset({"primary"})) -> list[tuple[Path, str]]:
+    """(path, kind) of the files under ``dirs`` whose name makes them one of ``kinds``.
+
+    Nothing is opened: this is the walk ``discover_sessions`` summarizes, for callers (the
+    search index) that keep their own record of each file and only need the list.
+    """
+    seen: set[Path] = set()
+    out: list[tuple[Path, str]] = []
+    for d in dirs:
+        d = Path(d)
+        files = [d] if d.is_file() else _walk(d) if d.is_dir() else []
+        for f in files:
+            kind = classify_session_file(f.name)
+            if kind not in kinds:
+                continue
+            key = f.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append((f, kind))
+    return out
+
+
 def discover_sessions(dirs: Sequence[Path | str], *,
                       kinds: frozenset[str] = frozenset({"primary"})) -> list[SessionInfo]:
     """Sessions under ``dirs`` (files or folders, searched a few levels deep), newest first.
@@ -278,19 +302,10 @@ def discover_sessions(dirs: Sequence[Path | str], *,
     ``kinds`` selects which file kinds of §2.3 to list; archives such as
     ``"archive-reset"`` or ``"checkpoint"`` are left out unless asked for.
     """
-    seen: set[Path] = set()
     out: list[SessionInfo] = []
-    for d in dirs:
-        d = Path(d)
-        files = [d] if d.is_file() else _walk(d) if d.is_dir() else []
-        for f in files:
-            kind = classify_session_file(f.name)
-            key = f.resolve()
-            if kind not in kinds or key in seen:
-                continue
-            seen.add(key)
-            info = summarize_session_file(f, kind)
-            if info is not None:
-                out.append(info)
+    for f, kind in session_files(dirs, kinds=kinds):
+        info = summarize_session_file(f, kind)
+        if info is not None:
+            out.append(info)
     out.sort(key=lambda s: s.modified, reverse=True)
     return out
