@@ -299,7 +299,7 @@ class CompactionController(QObject):
         def job(_p: Progress, _c: CancelCheck) -> tuple[Transcript, CompactionPlan, Any]:
             recorded = audit_compaction(t, compaction_id)  # raises for an unknown id
             before = build_transcript(t.path, t.format, t.header,
-                                      t.entries[:t.index[compaction_id]], ())
+                                      t.entries[:t.index[compaction_id]], (), gaps=t.gaps)
             first_kept = t.entry(compaction_id).first_kept_entry_id
             cut = first_kept if first_kept in before.index else None  # else: hard boundary
             try:
