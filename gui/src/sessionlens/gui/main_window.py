@@ -209,7 +209,9 @@ class MainWindow(QMainWindow):
             self.tr("%1 · %2 · %3 entries · %4 on the active path · %5 compactions")
             .replace("%1", str(t.path)).replace("%2", t.format).replace("%3", f"{len(t.entries):,}")
             .replace("%4", f"{len(t.active_path):,}").replace("%5", str(len(t.compactions)))
-            + (self.tr(" · %1 unreadable lines").replace("%1", str(diags)) if diags else ""))
+            + (self.tr(" · %1 unreadable lines").replace("%1", str(diags)) if diags else "")
+            + (self.tr(" · not recorded by %1: %2").replace("%1", t.gaps.agent)
+               .replace("%2", ", ".join(t.gaps.missing)) if t.gaps.missing else ""))
         self.diag_dock.setVisible(diags > 0)
 
     def _on_failed(self, message: str) -> None:

@@ -45,14 +45,14 @@ def _sqlite_format(head: bytes, name: str) -> Format:
     lowered = name.replace("\\", "/").lower()
     if _table(head, "part") and _table(head, "session"):
         return "opencode-sqlite"
-    if _table(head, "sessions") and _table(head, "messages"):
+    if _table(head, "messages"):
         if "/.opencode/" in lowered or lowered.endswith("opencode.db"):
             return "opencode-go-sqlite"
         if "/.crush/" in lowered or lowered.endswith("crush.db"):
             return "crush-sqlite"
         return "crush-sqlite" if b"summary_message_id" in head else "opencode-go-sqlite"
-    raise NotATranscriptError(name, "a SQLite database without the session tables of "
-                              "Crush or OpenCode (sessions/messages, or session/message/part)")
+    raise NotATranscriptError(name, "a SQLite database without the message tables of "
+                              "Crush or OpenCode (messages, or session/message/part)")
 
 
 def classify_line(obj: Any) -> Format | None:

@@ -1,7 +1,7 @@
 """Aider chat histories (``<repo>/.aider.chat.history.md``, or ``$AIDER_CHAT_HISTORY_FILE``).
 
 Aider appends every run to one Markdown file: ``# aider chat started at <time>``, then
-``####`` lines (what the user typed; a long input spans several, with blank lines between),
+``####`` lines (what the user typed, one line each, a block per input),
 ``>`` lines (Aider's own output: version, model, "Tokens: ... sent, ... received", applied
 edits, edit errors) and the model's reply as plain Markdown.
 
@@ -13,8 +13,11 @@ run's, and earlier runs stay readable above it. ``/clear`` and ``/reset`` empty 
 too and are ``reset`` entries as well; other ``/commands`` are ``command`` entries (not sent
 to the model); ``/ask``, ``/code`` and ``/architect`` send the rest of the line.
 
-Aider records no ids, no per-message times (only when a run started), no tool calls and no
-compaction (it summarizes old messages in memory, unrecorded). A "Tokens:" line is the
+Aider v0.50 writes the lines of one input with blank lines between, so ``####`` blocks that
+only blank lines separate are one input, unless one is a ``/command`` (always an input of its
+own: every other input gets a reply or a ``>`` line before the next). A user message takes
+the time ``.aider.input.history`` beside the file records for the same text, when it does. Aider records no ids, no times of its
+replies, no tool calls and no compaction (it summarizes old messages in memory, unrecorded). A "Tokens:" line is the
 usage of the reply before it (Aider prints large counts rounded, "1.1k"; those are kept as
 printed, ``extra["usage_rounded"]``). ``>`` blocks are ``notice`` entries; the ones reporting
 an edit-format failure or an API error are marked ``error``. A model reply that contains a
@@ -44,7 +47,7 @@ from . import ParsedFile
 from .chain import Chain, freeze, text_message
 from .jsonl import iter_lines
 
-__all__ = ["START", "parse", "session_starts"]
+__all__ = ["START", "Run", "input_history", "parse", "runs", "session_starts"]
 
 START = "# aider chat started at "
 _TOKENS = re.compile(r"([\d.,]+)(k?) (sent|received|cache write|cache hit)")
@@ -56,6 +59,9 @@ _RESETS = frozenset({"/clear", "/reset"})
 _PASS_ON = ("/ask ", "/code ", "/architect ")
 GAPS = FormatGaps("Aider", ("ids", "timestamps", "tool_results"), (
     "only a run's start time is recorded", "tool output is Aider's own '>' lines"))
+STAMPED_GAPS = FormatGaps("Aider", ("ids", "tool_results"), (
+    "what the user typed takes its time from .aider.input.history; replies have none",
+    "tool output is Aider's own '>' lines"))
 
 
 @dataclass(slots=True)
@@ -67,6 +73,8 @@ class _Block:
     offset: int
     end: int
     lines: list[str] = field(default_factory=list)
+    #: When the user typed it (from ``.aider.input.history``), for user blocks.
+    stamp: str | None = None
 
 
 def session_starts(data: bytes) -> list[tuple[int, str]]:
@@ -76,6 +84,102 @@ def session_starts(data: bytes) -> list[tuple[int, str]]:
         if data.startswith(START.encode(), start):
             out.append((line_no, data[start + len(START):stop].decode("utf-8", "replace")
                         .strip()))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One run of a history, as a session list shows it (no entries built)."""
+
+    number: int
+    line: int
+    started: str
+    offset: int
+    end: int
+    blocks: int
+
+
+def runs(data: bytes, history: bytes | None = None) -> list[Run]:
+    """Every run with its byte span and its number of blocks (prompts, replies, notices)."""
+    spans = {line_no: start for line_no, start, _ in iter_lines(data)}
+    out = []
+    for n, (line_no, started, last, blocks) in enumerate(_read_runs(data, history), 1):
+        end = spans.get(last + 1, len(data))
+        out.append(Run(n, line_no, started, spans.get(line_no, 0), end, len(blocks)))
+    return out
+
+
+def input_history(data: bytes) -> list[tuple[str, str]]:
+    """``.aider.input.history`` entries: (time, what was typed), in file order."""
+    entries: list[tuple[str, str]] = []
+    stamp: str | None = None
+    lines: list[str] = []
+    for raw in data.decode("utf-8", "replace").split("\n"):
+        if raw.startswith("# "):
+            if stamp is not None:
+                entries.append((stamp, "\n".join(lines)))
+            stamp, lines = raw[2:].strip(), []
+        elif raw.startswith("+") and stamp is not None:
+            lines.append(raw[1:])
+    if stamp is not None:
+        entries.append((stamp, "\n".join(lines)))
+    return entries
+
+
+def _norm(text: str) -> str:
+    """Text compared without its whitespace layout (the two files space it differently)."""
+    return "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
+
+
+#: How far ahead in the input history a typed input is looked for.
+_WINDOW = 200
+
+
+def _join_inputs(blocks: list[_Block]) -> None:
+    """Join ``####`` blocks that only blank lines separate into one input, except around a
+    ``/command`` (a command is one line and always an input of its own)."""
+    k = 0
+    while k + 1 < len(blocks):
+        b, nxt = blocks[k], blocks[k + 1]
+        joinable = b.kind == nxt.kind == "user" and not b.lines[0].startswith("/") \
+            and not nxt.lines[0].startswith("/")
+        if joinable:
+            b.lines.extend(nxt.lines)
+            b.end = nxt.end
+            del blocks[k + 1]
+        else:
+            k += 1
+
+
+def _stamp_inputs(blocks: list[_Block], history: list[tuple[str, str]], cursor: int) -> int:
+    """Give each input the time ``.aider.input.history`` records for it (matched in order,
+    whitespace aside); returns the new history cursor."""
+    for b in blocks:
+        if b.kind != "user":
+            continue
+        text = _norm("\n".join(b.lines))
+        for j in range(cursor, min(cursor + _WINDOW, len(history))):
+            if text and _norm(history[j][1]) == text:
+                b.stamp = history[j][0].replace(" ", "T")
+                cursor = j + 1
+                break
+    return cursor
+
+
+def _read_runs(data: bytes, history: bytes | None) -> list[tuple[int, str, int, list[_Block]]]:
+    """(start line, start time, last line, blocks) of every run, inputs joined and timed."""
+    starts = session_starts(data) or [(0, "")]
+    total = data.count(b"\n") + 1
+    typed = input_history(history) if history else []
+    cursor = 0
+    out = []
+    for n, (line_no, started) in enumerate(starts, 1):
+        last = starts[n][0] - 1 if n < len(starts) else total
+        blocks = _blocks(data, line_no + 1, last)
+        _join_inputs(blocks)
+        if typed:
+            cursor = _stamp_inputs(blocks, typed, cursor)
+        out.append((line_no, started, last, blocks))
     return out
 
 
@@ -102,51 +206,54 @@ def _usage(text: str) -> tuple[Usage | None, bool]:
 
 
 def _blocks(data: bytes, first: int, last: int) -> list[_Block]:
-    """The blocks of the lines ``first..last`` (1-based, inclusive)."""
+    """The blocks of the lines ``first..last`` (1-based, inclusive).
+
+    Aider writes each input as ``####`` lines with nothing between them (a blank line of the
+    input as a bare ``####``), so a blank line ends a user block; a reply keeps its blank
+    lines; ``>`` lines separated by blank lines are separate notices.
+    """
     out: list[_Block] = []
-    blank_after_user: list[str] = []
     for line_no, start, stop in iter_lines(data):
         if line_no < first:
             continue
         if line_no > last:
             break
         raw = data[start:stop].decode("utf-8", "replace")
-        if raw.startswith("#### ") or raw == "####":
-            kind, text = "user", raw[5:]
+        if raw.startswith("#### ") or raw.rstrip() == "####":
+            kind, text = "user", raw[5:].rstrip()
         elif raw.startswith(">"):
             kind, text = "notice", raw[2:].rstrip() if raw.startswith("> ") else raw[1:].strip()
         elif not raw.strip():
-            if out and out[-1].kind == "user":
-                blank_after_user.append("")
-                continue
-            kind, text = ("reply" if out and out[-1].kind == "reply" else ""), ""
-            if not kind:
-                continue
+            if out and out[-1].kind == "reply":
+                out[-1].lines.append("")
+            elif out and not out[-1].kind.endswith("/closed"):
+                out[-1].kind += "/closed"
+            continue
         else:
             kind, text = "reply", raw
         if out and out[-1].kind == kind:
-            if kind == "user" and blank_after_user:
-                out[-1].lines.append("")
             out[-1].lines.append(text)
             out[-1].end = stop
         else:
             out.append(_Block(kind, line_no, start, stop, [text]))
-        blank_after_user = []
+    for b in out:
+        b.kind = b.kind.removesuffix("/closed")
     return out
 
 
-def _session(chain: Chain, data: bytes, n: int, first: int, last: int, started: str,
+def _session(chain: Chain, blocks: list[_Block], n: int, first: int, started: str,
              whole: bool, line_start: int) -> str | None:
-    """Add the entries of run ``n`` (lines ``first..last``); returns its model."""
+    """Add the entries of run ``n`` (its blocks); returns its model."""
     model: str | None = None
     stamp = started.replace(" ", "T") if started else None
     if whole:
         chain.add("reset", f"run{n}", line=first, offset=line_start, timestamp=stamp,
                   reason="new", extra={"run": n, "started_at": started})
     last_reply: int | None = None
-    for k, b in enumerate(_blocks(data, first + 1, last)):
+    for k, b in enumerate(blocks):
         eid = f"r{n}.{k}"
-        span: dict[str, Any] = {"line": b.line, "offset": b.offset, "length": b.end - b.offset}
+        span: dict[str, Any] = {"line": b.line, "offset": b.offset, "length": b.end - b.offset,
+                                "timestamp": b.stamp}
         text = "\n".join(b.lines).strip("\n")
         if b.kind == "user":
             command = text.split(None, 1)[0] if text.startswith("/") else None
@@ -182,40 +289,45 @@ def _session(chain: Chain, data: bytes, n: int, first: int, last: int, started: 
     return model
 
 
+def _history_beside(path: Path) -> bytes | None:
+    try:
+        return (path.parent / ".aider.input.history").read_bytes()
+    except OSError:
+        return None
+
+
 def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | None = None,
           cancel: Callable[[], bool] | None = None, session: str | None = None) -> ParsedFile:
     """Read an Aider history: every run, or run ``session`` (1-based) alone."""
     path = Path(path)
     diags: list[Diagnostic] = []
-    starts = session_starts(data)
-    total_lines = data.count(b"\n") + 1
-    if not starts:
+    if not session_starts(data):
         diags.append(Diagnostic(str(path), 1, "no '# aider chat started at' line; the whole "
                                 "file is read as one run", "warning"))
-        starts = [(0, "")]
-    offsets = {line_no: start for line_no, start, _ in iter_lines(data)
-               if line_no in {s[0] for s in starts}}
-    runs = list(enumerate(starts, 1))
+    history = _history_beside(path)
+    all_runs = _read_runs(data, history)
+    offsets = {line_no: start for line_no, start, _ in iter_lines(data)}
+    chosen = list(enumerate(all_runs, 1))
     if session is not None:
-        if not session.isdigit() or not 1 <= int(session) <= len(starts):
+        if not session.isdigit() or not 1 <= int(session) <= len(all_runs):
             raise LoadError(path / session, f"no run {session!r} in this Aider history "
-                            f"(it holds {len(starts)}, numbered from 1)")
-        runs = [runs[int(session) - 1]]
+                            f"(it holds {len(all_runs)}, numbered from 1)")
+        chosen = [chosen[int(session) - 1]]
     chain = Chain(path, "aider-md")
     models: list[str] = []
-    for n, (line_no, started) in runs:
-        nxt = starts[n][0] - 1 if n < len(starts) else total_lines
-        model = _session(chain, data, n, line_no, nxt, started, session is None,
+    for n, (line_no, started, _last, blocks) in chosen:
+        model = _session(chain, blocks, n, line_no, started, session is None,
                          offsets.get(line_no, 0))
         if model:
             models.append(model)
     if on_progress is not None:
         on_progress(len(data), len(data))
-    first_start = runs[0][1][1]
+    first_line, first_start = chosen[0][1][0], chosen[0][1][1]
     header = SessionHeader(
         id=f"{path.parent.name or 'aider'}:{session or 'all'}", version=0,
         timestamp=first_start.replace(" ", "T") if first_start else None,
-        cwd=str(path.parent), model_id=models[0] if models else None, line=runs[0][1][0],
-        extra=freeze({"agent": "aider", "runs": len(starts),
+        cwd=str(path.parent), model_id=models[0] if models else None, line=first_line,
+        extra=freeze({"agent": "aider", "runs": len(all_runs), "input_history": bool(history),
                       **({"run": int(session)} if session is not None else {})}))
-    return chain.parsed(header, GAPS, diags)
+    stamped = any(e.timestamp for e in chain.entries if e.role == "user")
+    return chain.parsed(header, STAMPED_GAPS if stamped else GAPS, diags)

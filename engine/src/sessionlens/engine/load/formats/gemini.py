@@ -116,7 +116,7 @@ class _Log:
                         self.writes[m["id"]] = _Write(m, line, offset, length)
                         ids.append(m["id"])
                 self.ops.append(_Op("replace", line, ids=tuple(ids)))
-        elif isinstance(obj.get("id"), str):
+        elif isinstance(obj.get("id"), str) or "type" in obj or "content" in obj:
             self.message(obj, line, offset, length)
         elif "sessionId" in obj:
             self.meta.update(obj)

@@ -253,11 +253,11 @@ def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
     if chosen["title"]:
         reader.chain.add("session_info", "title", line=0, name=chosen["title"])
     parts: dict[str, list[Any]] = {}
-    for mid, raw in db.execute("SELECT message_id, data FROM part WHERE session_id = ? "
-                               "ORDER BY message_id, id", (chosen["id"],)):
+    for pid, mid, raw in db.execute("SELECT id, message_id, data FROM part WHERE "
+                                    "session_id = ? ORDER BY message_id, id", (chosen["id"],)):
         data = _loads(raw)
         if isinstance(data, dict):
-            parts.setdefault(str(mid), []).append(data)
+            parts.setdefault(str(mid), []).append({**data, "id": str(pid)})
         else:
             reader.chain.error(None, f"a part of message {mid!r} is not a JSON object; skipped")
     total = chosen["messages"]

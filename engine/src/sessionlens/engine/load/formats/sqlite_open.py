@@ -7,14 +7,16 @@ every case):
 - WAL database with ``-wal`` and ``-shm`` beside it (the agent is running, or stopped
   without a checkpoint): ``mode=ro``. It reads the uncheckpointed rows through the
   shared-memory index, never takes the write lock, never checkpoints, and creates nothing
-  (both files exist). A writer's open transaction does not block it.
+  (both files exist); like every WAL reader it marks its read slot in ``-shm``, which is
+  how SQLite lets readers and a writer share the file. A writer's open transaction does not
+  block it and does not leak into it.
 - WAL database with neither file (cleanly closed): ``mode=ro`` would create ``-wal`` and
   ``-shm`` beside the database, so ``immutable=1`` instead: no locks, no side files, and
   no WAL exists to miss.
-- WAL database with ``-wal`` but no ``-shm`` (a copied pair, e.g. committed to a repository;
-  no live connection exists without ``-shm``): both files are copied into a private
-  temporary folder and the copy is read, so the WAL's rows count and nothing is created
-  beside the original.
+- WAL database with ``-wal`` but no ``-shm`` (a copied pair, e.g. committed to a repository,
+  or a writer in exclusive locking mode, which keeps its index in memory): both files are
+  copied into a private temporary folder and the copy is read, so the WAL's committed rows
+  count, nobody is waited for, and nothing is created beside the original.
 - rollback-journal database: ``mode=ro``, holding a shared lock only while reading; a
   writer holding the lock makes the open fail after a short wait, with a clear message.
 
