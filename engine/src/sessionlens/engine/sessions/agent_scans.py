@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from sessionlens.engine.load.formats import aider, crush, opencode
-from sessionlens.engine.load.formats.chain import as_dict, as_list, as_str, path_of_uri
+from sessionlens.engine.load.formats.entry_chain import as_dict, as_list, as_str, path_of_uri
 from sessionlens.engine.load.formats.gemini import parent_session_of
 from sessionlens.engine.load.formats.gemini_records import COMPRESSED
 from sessionlens.engine.load.formats.kimi import is_subagent_context

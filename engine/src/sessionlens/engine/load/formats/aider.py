@@ -44,7 +44,7 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, freeze, text_message
+from .entry_chain import Chain, freeze, text_message
 from .jsonl import iter_lines
 
 __all__ = ["START", "Run", "input_history", "parse", "runs", "session_starts"]

@@ -37,8 +37,17 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, as_dict, as_list, epoch_ms, freeze, iso_from_ms, json_text, path_of_uri
 from .claude_code_blocks import STOP_REASONS, iso_to_ms, map_block
+from .entry_chain import (
+    Chain,
+    as_dict,
+    as_list,
+    epoch_ms,
+    freeze,
+    iso_from_ms,
+    json_text,
+    path_of_uri,
+)
 from .jsondoc import Record, read_document
 from .jsonl import usage_count
 

@@ -53,7 +53,7 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, as_dict, as_str, epoch_ms, freeze, iso_from_ms, text_message
+from .entry_chain import Chain, as_dict, as_str, epoch_ms, freeze, iso_from_ms, text_message
 from .jsondoc import Record, read_document
 from .jsonl import usage_count
 

@@ -36,7 +36,7 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import (
+from .entry_chain import (
     Chain,
     arguments_of,
     as_dict,

@@ -47,8 +47,8 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, arguments_of, as_dict, as_str, freeze, json_text, text_message
 from .claude_code_blocks import iso_to_ms
+from .entry_chain import Chain, arguments_of, as_dict, as_str, freeze, json_text, text_message
 from .jsonl import JsonLine, parse_with, usage_count
 
 __all__ = ["parse"]

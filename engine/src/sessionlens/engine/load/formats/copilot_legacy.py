@@ -28,8 +28,8 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, arguments_of, as_dict, as_str, freeze, json_text, text_message
 from .claude_code_blocks import iso_to_ms
+from .entry_chain import Chain, arguments_of, as_dict, as_str, freeze, json_text, text_message
 from .jsondoc import Record, read_document
 
 __all__ = ["parse"]

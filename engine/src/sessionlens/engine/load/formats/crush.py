@@ -52,7 +52,7 @@ from sessionlens.engine.model import (
 
 from . import ParsedFile
 from .catalog import agent_name
-from .chain import Chain, arguments_of, as_dict, epoch_ms, freeze, iso_from_ms, json_text
+from .entry_chain import Chain, arguments_of, as_dict, epoch_ms, freeze, iso_from_ms, json_text
 from .sqlite_open import Opened, table_columns
 
 __all__ = ["DbSession", "list_sessions", "parse_db", "project_of"]

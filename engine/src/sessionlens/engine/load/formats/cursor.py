@@ -36,8 +36,8 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, freeze, text_message
 from .claude_code_blocks import map_block
+from .entry_chain import Chain, freeze, text_message
 from .jsonl import iter_lines, iter_objects
 
 __all__ = ["parse", "session_id_of"]

@@ -44,7 +44,7 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, as_str, freeze
+from .entry_chain import Chain, as_str, freeze
 from .gemini_records import COMPRESSED, record_pieces
 from .jsondoc import read_document
 from .jsonl import iter_objects

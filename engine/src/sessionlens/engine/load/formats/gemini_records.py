@@ -29,8 +29,8 @@ from sessionlens.engine.model import (
     Usage,
 )
 
-from .chain import as_str, json_text
 from .claude_code_blocks import iso_to_ms
+from .entry_chain import as_str, json_text
 from .jsonl import usage_count
 
 __all__ = ["COMPRESSED", "Piece", "record_pieces", "usage_of"]

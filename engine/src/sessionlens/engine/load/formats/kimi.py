@@ -46,7 +46,7 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, arguments_of, as_dict, epoch_ms, freeze, iso_from_ms
+from .entry_chain import Chain, arguments_of, as_dict, epoch_ms, freeze, iso_from_ms
 from .jsonl import JsonLine, iter_objects, usage_count
 
 __all__ = ["is_subagent_context", "parse", "session_id_of"]

@@ -49,7 +49,7 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .chain import Chain, as_dict, epoch_ms, freeze, iso_from_ms, json_text
+from .entry_chain import Chain, as_dict, epoch_ms, freeze, iso_from_ms, json_text
 from .jsonl import usage_count
 from .sqlite_open import Opened, table_columns
 
