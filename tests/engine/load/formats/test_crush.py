@@ -14,6 +14,7 @@ import pytest
 from fixtures.agent_files import crush_db, loaded_errors, part
 from fixtures.samples import SAMPLES_DIR
 from sessionlens.engine.errors import LoadError, NotATranscriptError, PersistError
+from sessionlens.engine.export.summary import bundle_for_compaction, export_summary
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.successor import require_writable
 from sessionlens.engine.tokens.counts import count_tokens
@@ -171,10 +172,12 @@ def test_missing_tables_are_clear_errors_or_warnings(tmp_path: Path) -> None:
     assert any("no 'sessions' table" in d.reason for d in t.diagnostics)
 
 
-def test_writing_is_refused_naming_the_agent(tmp_path: Path) -> None:
+def test_writing_is_refused_naming_the_agent_and_export_still_works(tmp_path: Path) -> None:
     t = load_transcript(_built(tmp_path) / "a")
     with pytest.raises(PersistError, match="Crush transcript"):
         require_writable(t)
+    out = export_summary(bundle_for_compaction(t, "m4"), "md", tmp_path / "out.md")
+    assert "redis added" in out.read_text(encoding="utf-8")
 
 
 @pytest.mark.skipif(not (SAMPLES_DIR / "agents").is_dir(), reason="samples absent")

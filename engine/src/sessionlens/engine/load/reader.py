@@ -183,10 +183,9 @@ def _load_database(file: Path, shown: Path, head: bytes, session: str | None,
     module = _adapter(fmt, file)
     try:
         st = file.stat()
-        wal = Path(f"{file}-wal")
-        size = st.st_size + (wal.stat().st_size if wal.exists() else 0)
     except OSError as exc:
         raise LoadError(file, f"cannot read: {exc.strerror or exc}") from exc
+    size = st.st_size
 
     def work() -> Transcript:
         with open_readonly(file) as opened:
