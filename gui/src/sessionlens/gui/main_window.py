@@ -174,9 +174,11 @@ class MainWindow(QMainWindow):
 
     # slots ----------------------------------------------------------------------------------------
     def choose_file(self) -> None:
-        start = str(self._c.path.parent) if self._c.path else str(Path.home())
+        t = self._c.transcript
+        start = str(t.source_file.parent) if t is not None else str(Path.home())
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open transcript"), start,
-                                              self.tr("Transcripts (*.jsonl);;All files (*)"))
+                                              self.tr("Transcripts (*.jsonl *.json *.db *.txt *.md);;"
+                                                      "All files (*)"))
         if path:
             self._c.open(Path(path))
 

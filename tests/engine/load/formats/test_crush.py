@@ -15,7 +15,9 @@ from fixtures.agent_files import crush_db, loaded_errors, part
 from fixtures.samples import SAMPLES_DIR
 from sessionlens.engine.errors import LoadError, NotATranscriptError, PersistError
 from sessionlens.engine.export.summary import bundle_for_compaction, export_summary
-from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.lineage.chain import build_chain
+from sessionlens.engine.lineage.graph import build_lineage
+from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.persist.successor import require_writable
 from sessionlens.engine.tokens.counts import count_tokens
 
@@ -141,6 +143,22 @@ def test_summary_usage_tool_results_and_errors_are_mapped(tmp_path: Path) -> Non
     (bad,) = [d for d in t.diagnostics if d.severity == "error"]
     assert bad.line == 8 and "'bad'" in bad.reason and "not JSON" in bad.reason
     assert t.gaps.lacks("usage")
+
+
+def test_a_database_session_is_a_chain_and_lineage_of_its_own(tmp_path: Path) -> None:
+    db = _built(tmp_path)
+    chain = build_chain(db / "a")
+    assert [(link.session_id, link.compactions, link.exists) for link in chain.links] == [
+        ("a", 1, True)]
+    assert build_lineage(db / "a", chain=chain).nodes
+
+
+def test_a_database_read_from_memory_matches_the_file(tmp_path: Path) -> None:
+    db = _built(tmp_path)
+    on_disk = load_transcript(db / "a")
+    in_memory = load_transcript_bytes(db.read_bytes(), db, session="a")
+    assert [e.id for e in in_memory.entries] == [e.id for e in on_disk.entries]
+    assert in_memory.path == db / "a" and in_memory.format == "crush-sqlite"
 
 
 def test_the_database_alone_opens_the_newest_top_level_session(tmp_path: Path) -> None:

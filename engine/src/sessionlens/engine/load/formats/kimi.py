@@ -46,6 +46,7 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
+from .claude_code_blocks import text_of
 from .entry_chain import Chain, arguments_of, as_dict, epoch_ms, freeze, iso_from_ms
 from .jsonl import JsonLine, iter_objects, usage_count
 
@@ -83,15 +84,6 @@ class _Wire:
     compaction_tokens: list[int | None] = field(default_factory=list)
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text") or "") for p in content
-                         if isinstance(p, dict) and p.get("type") == "text")
-    return ""
-
-
 def _read_wire(path: Path) -> _Wire | None:
     try:
         data = path.read_bytes()
@@ -106,7 +98,7 @@ def _read_wire(path: Path) -> _Wire | None:
         kind, payload = msg.get("type"), msg.get("payload")
         payload = as_dict(payload)
         if kind == "TurnBegin":
-            wire.turns.append((_text_of(payload.get("user_input")), float(ts)))
+            wire.turns.append((text_of(payload.get("user_input")), float(ts)))
         elif kind == "StepBegin":
             wire.steps.append(_Step(float(ts)))
         elif kind == "ContentPart" and wire.steps:
@@ -171,7 +163,7 @@ class _Reader:
         elif role == "tool":
             call_id = str(obj.get("tool_call_id") or "")
             ms, ts = self._ts(self.wire.results.get(call_id) if self.wire else None)
-            text = _text_of(obj.get("content"))
+            text = text_of(obj.get("content"))
             self.chain.add("message", eid, timestamp=ts, message=Message(
                 "toolResult", (TextBlock(text),) if text else (), timestamp_ms=ms,
                 tool_call_id=call_id, is_error="<system>ERROR" in text), **span)
@@ -179,7 +171,7 @@ class _Reader:
             self.chain.error(jl.line, f"a line with unknown role {role!r}; skipped")
 
     def _user(self, obj: dict[str, Any], eid: str, span: dict[str, Any]) -> None:
-        text = _text_of(obj.get("content"))
+        text = text_of(obj.get("content"))
         head = text.lstrip()
         if _COMPACTED in head[:200]:
             summary = head.split("</system>", 1)[1].strip() if "</system>" in head[:300] else head
