@@ -260,7 +260,6 @@ class SessionController(QObject):
     def _on_loaded(self, result: LoadedSession, keep: str | None) -> None:
         self._load_handle = None
         t = result.transcript
-        old = self.path
         self.transcript, self.rows = t, result.rows
         self._config, self._store_window = result.config, result.store_window
         self._store_beside = result.store_beside
@@ -272,10 +271,12 @@ class SessionController(QObject):
         self.figures = self.auto_figures = None
         self.cut_entry_id = None
         self.tree_mode = False
-        if old is not None and old != t.path and str(old) in self._watcher.files():
-            self._watcher.removePath(str(old))
-        if str(t.path) not in self._watcher.files():
-            self._watcher.addPath(str(t.path))
+        watched = str(t.source_file)  # a database session's path names the database file
+        for stale in self._watcher.files():
+            if stale != watched:
+                self._watcher.removePath(stale)
+        if watched not in self._watcher.files():
+            self._watcher.addPath(watched)
         self._prefs.add_recent(t.path)
         self._prefs.set_last_session(t.path)
         self.loaded.emit(t)
@@ -441,7 +442,7 @@ class SessionController(QObject):
 
     # a transcript that grows while open ----------------------------------------------------------
     def _on_file_changed(self, path: str) -> None:
-        if self.path is not None and Path(path) == self.path:
+        if self.transcript is not None and Path(path) == self.transcript.source_file:
             self._reload_timer.start()
 
     def _reload_if_grown(self) -> None:
@@ -449,10 +450,10 @@ class SessionController(QObject):
         if t is None:
             return
         try:
-            size = t.path.stat().st_size
+            size = t.source_file.stat().st_size
         except OSError:
             return
-        if str(t.path) not in self._watcher.files():
-            self._watcher.addPath(str(t.path))  # replaced files drop out of the watch list
+        if str(t.source_file) not in self._watcher.files():
+            self._watcher.addPath(str(t.source_file))  # replaced files drop out of the list
         if size != t.file_size and not self._busy:
             self.reload()

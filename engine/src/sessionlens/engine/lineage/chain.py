@@ -150,9 +150,15 @@ def _children_index(folder: Path) -> dict[str, list[Path]]:
 
 
 def build_chain(path: Path | str) -> Chain:
-    """Follow ``path``'s chain both ways and gather its checkpoints and archives."""
+    """Follow ``path``'s chain both ways and gather its checkpoints and archives.
+
+    One session of a multi-session file (``crush.db/<id>``, ``.aider.chat.history.md/<n>``)
+    is a chain of its own: those agents write no successor files or checkpoints."""
     start = Path(path).resolve()
     folder = start.parent
+    if not start.exists() and folder.is_file():
+        sid, _raw, count = _adapter_facts(start)
+        return Chain(start, (ChainLink(start, sid, None, count, "self", True),), (), (), ())
     diags: list[Diagnostic] = []
     seen: set[Path] = {start}
     me, _ = _link(start, "self", folder)

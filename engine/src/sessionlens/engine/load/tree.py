@@ -23,6 +23,7 @@ from sessionlens.engine.model import (
     Diagnostic,
     Entry,
     Format,
+    FormatGaps,
     SessionHeader,
     Transcript,
 )
@@ -234,7 +235,7 @@ def session_name(entries: Iterable[Entry]) -> str | None:
 def build_transcript(path: str | Path, format: Format, header: SessionHeader | None,
                      entries: Sequence[Entry], diagnostics: Sequence[Diagnostic],
                      file_size: int = 0, file_mtime_ns: int = 0,
-                     file_sha256: str = "") -> Transcript:
+                     file_sha256: str = "", gaps: FormatGaps | None = None) -> Transcript:
     """Assemble a Transcript from parsed entries: dedupe ids, tree, leaf, replay, labels."""
     spath = str(path)
     kept, dup_diags = dedupe_entries(entries, spath)
@@ -247,4 +248,5 @@ def build_transcript(path: str | Path, format: Format, header: SessionHeader | N
         leaf_id=tree.leaf_id, active_path=tree.active_path, context=context,
         labels=resolve_labels(kept), session_name=session_name(kept),
         diagnostics=tuple(diagnostics) + tuple(dup_diags) + tree.diagnostics,
-        file_size=file_size, file_mtime_ns=file_mtime_ns, file_sha256=file_sha256)
+        file_size=file_size, file_mtime_ns=file_mtime_ns, file_sha256=file_sha256,
+        gaps=gaps if gaps is not None else FormatGaps())

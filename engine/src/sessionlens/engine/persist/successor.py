@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from sessionlens.engine.errors import PersistError
+from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.model import Entry, FileOps, Transcript
 
 from .lines import (
@@ -57,7 +58,7 @@ __all__ = [
     "planned_retry_copies",
 ]
 
-#: Formats SessionLens can write (Claude Code and Codex files are read-only).
+#: Formats SessionLens can write (every other agent's files are read-only).
 PI_FORMATS = frozenset({"openclaw-v3", "pi-v1", "pi-v2"})
 #: State entries of which a successor keeps only the latest on the active branch.
 STATE_ENTRY_TYPES = ("model_change", "thinking_level_change", "session_info")
@@ -153,12 +154,10 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
     }
 
 
-_AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
-
-
 def require_writable(transcript: Transcript) -> None:
+    """Refuse, naming the agent, to write into a file of any format but pi's own."""
     if transcript.format not in PI_FORMATS:
-        agent = _AGENT_NAMES.get(transcript.format, transcript.format)
+        agent = agent_name(transcript.format)
         raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), which SessionLens "
                            "never writes into (only OpenClaw/pi files); a compaction of it can "
                            "be previewed and exported, not written")

@@ -25,7 +25,8 @@ def plan_rerun(transcript: Transcript, compaction_id: str,
     if entry is None or entry.type != "compaction":
         raise PlanError(f"{transcript.path}: no compaction {compaction_id!r} in the file")
     before = build_transcript(transcript.path, transcript.format, transcript.header,
-                              transcript.entries[:transcript.index[compaction_id]], ())
+                              transcript.entries[:transcript.index[compaction_id]], (),
+                              gaps=transcript.gaps)
     first_kept = entry.first_kept_entry_id
     cut = first_kept if first_kept in before.index else None  # else: a hard boundary
     try:
