@@ -81,6 +81,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "OFFLINE_PROFILE", "OfflineProvider", "OutboundPrompt", "ProgressEvent", "Provider",
     "ProviderProfile", "RetryPolicy", "SummaryResult", "TEMPLATES", "build_provider",
     "find_secrets", "preview_prompts", "redact", "serialize_entries", "summarize_plan",
+    "redact_prompts",
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack",
     "CompactionOptions", "CompactionOutcome", "compaction_record", "run_compaction",

@@ -69,6 +69,7 @@ from .plan.planner import CompactionPlan, plan_compaction
 from .secrets import find_secrets, redact
 from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
 from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
+from .summarize.outbound import redact_prompts
 from .summarize.prompts import TEMPLATES
 from .summarize.providers import OFFLINE_PROFILE, build_provider
 from .summarize.providers.base import (
@@ -118,6 +119,7 @@ __all__ = [
     "OFFLINE_PROFILE", "OfflineProvider", "OutboundPrompt", "ProgressEvent", "Provider",
     "ProviderProfile", "RetryPolicy", "SummaryResult", "TEMPLATES", "build_provider",
     "find_secrets", "preview_prompts", "redact", "serialize_entries", "summarize_plan",
+    "redact_prompts",
     # audit
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack",

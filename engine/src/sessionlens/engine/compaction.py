@@ -42,6 +42,10 @@ class CompactionOptions:
     custom_identifiers: tuple[str, ...] = ()
     #: Regenerations after a failed audit (0 = audit only; capped at 3 like OpenClaw).
     quality_retries: int = 0
+    #: Send the transcript's secrets unredacted (an explicit opt-out; default redacts).
+    send_secrets: bool = False
+    #: Secret values the user chose to send as they are (the rest stays redacted).
+    keep_secrets: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +98,8 @@ async def run_compaction(
             transcript, plan, providers, instructions=instructions, template=options.template,
             identifier_policy=options.identifier_policy,
             custom_identifier_instructions=options.custom_identifier_instructions,
-            on_progress=on_progress, cancel=cancel, retry=retry)
+            on_progress=on_progress, cancel=cancel, retry=retry,
+            send_secrets=options.send_secrets, keep_secrets=options.keep_secrets)
         # The user's own instructions are what the record keeps, not the audit feedback.
         results[result.summary] = replace(result, instructions=options.instructions)
         return result.summary

@@ -24,11 +24,12 @@ from sessionlens.engine.compaction import (
     compaction_record,
     run_compaction,
 )
-from sessionlens.engine.errors import ConfigError
+from sessionlens.engine.errors import ConfigError, SummarizationCancelled
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.writer import check_lock, write_compaction
 from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.settings import DEFAULT_SETTINGS
+from sessionlens.engine.summarize.outbound import preview_prompts, provider_keys
 from sessionlens.engine.summarize.providers import (
     OFFLINE_PROFILE,
     OfflineProvider,
@@ -82,6 +83,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--write", choices=("none", "successor", "append"), default="none",
                    help="none (default): print only; successor: new file + checkpoint; "
                         "append: add the compaction to FILE itself")
+    p.add_argument("--send-secrets", action="store_true",
+                   help="send secrets found in the transcript to the provider as they are "
+                        "(default: each is replaced by a [REDACTED:kind#n] placeholder)")
+    p.add_argument("--preview", action="store_true",
+                   help="print exactly what would be sent to the model and exit (no model "
+                        "call, nothing written)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -137,15 +144,43 @@ async def _run(args: argparse.Namespace, transcript: Any, plan: Any,
         instructions=args.instructions, template=args.template,
         identifier_policy=args.identifier_policy,
         custom_identifier_instructions=args.identifier_instructions,
-        custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries)
+        custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries,
+        send_secrets=args.send_secrets)
     try:
         return await run_compaction(transcript, plan, providers, options, on_progress=bar,
                                     retry=RETRY_POLICY)
+    except SummarizationCancelled:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # Ctrl-C: asyncio.run turns an interrupted main task into KeyboardInterrupt,
+            # which the CLI reports with exit code 130 (nothing has been written yet)
+            raise asyncio.CancelledError from None
+        raise
     finally:
         for provider in providers:
             close = getattr(provider, "close", None)
             if callable(close):
                 close()
+
+
+def _preview(args: argparse.Namespace, transcript: Any, plan: Any,
+             providers: list[Provider]) -> int:
+    """``--preview``: the requests a model provider would receive, redacted as they would be."""
+    parts = preview_prompts(
+        transcript, plan, instructions=args.instructions, template=args.template,
+        identifier_policy=args.identifier_policy,
+        custom_identifier_instructions=args.identifier_instructions,
+        send_secrets=args.send_secrets, known_values=provider_keys(providers))
+    if args.provider == "offline":
+        warn("note: the offline provider sends nothing anywhere; this is what a model "
+             "provider would receive")
+    if args.json:
+        emit_json({"provider": args.provider, "send_secrets": args.send_secrets,
+                   "requests": [{"label": p.label, "system": p.system, "prompt": p.prompt}
+                                for p in parts]})
+    else:
+        emit_lines([f"===== {p.label} =====\n{p.text}" for p in parts])
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -154,11 +189,15 @@ def run(args: argparse.Namespace) -> int:
     window = args.context_window or (profile.context_window if args.provider == "local" else None)
     if window:
         settings = replace(settings, context_window=window)
+    if args.send_secrets:
+        warn("warning: --send-secrets: secrets in the transcript go to the provider unredacted")
     transcript = load_transcript(args.file)
-    if args.write != "none":
+    if args.write != "none" and not args.preview:
         check_lock(transcript.path)  # refuse before spending a model call, not after
     plan = plan_compaction(transcript, settings, manual=True, keep_recent_tokens=args.keep_recent)
     providers: list[Provider] = [build_provider(profile)]
+    if args.preview:
+        return _preview(args, transcript, plan, providers)
     if args.fallback_offline and args.provider != "offline":
         providers.append(OfflineProvider())
     bar = _Bar()

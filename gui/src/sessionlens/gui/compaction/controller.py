@@ -40,7 +40,6 @@ from sessionlens.engine import (
 )
 from sessionlens.gui.compaction.outbound import (
     OutboundPreview,
-    RedactingProvider,
     build_outbound_preview,
 )
 from sessionlens.gui.compaction.pool_provider import PoolProvider
@@ -197,7 +196,7 @@ class CompactionController(QObject):
         return self._future is not None
 
     def run(self, options: RunOptions, *, keep_secrets: frozenset[str] = frozenset()) -> None:
-        """Summarize the current plan. Remote providers always get the redacting wrapper."""
+        """Summarize the current plan; the engine redacts every request except ``keep_secrets``."""
         t, plan = self.transcript, self.plan
         if t is None or plan is None:
             self.run_failed.emit(self.tr("There is no plan to run yet."))
@@ -209,19 +208,19 @@ class CompactionController(QObject):
         if self.is_running():
             return
         provider: Any = build_provider(options.profile, self._client)
-        wrapper = RedactingProvider(provider, keep) if options.is_remote else None
         if not options.is_remote:  # the offline summarizer is CPU work: keep it off the UI
             provider = PoolProvider(provider, self._tasks)
         self._run_id += 1
         run_id = self._run_id
         coro = summarize_plan(
-            t, plan, wrapper or provider, instructions=options.instructions,
+            t, plan, provider, instructions=options.instructions,
             template=options.template, identifier_policy=options.identifier_policy,
             custom_identifier_instructions=options.custom_identifiers,
-            on_progress=lambda e: self._on_event(run_id, e), retry=self._retry)
+            on_progress=lambda e: self._on_event(run_id, e), retry=self._retry,
+            keep_secrets=keep)
         self.options = options
         self._future = self._tasks.start_coroutine(
-            coro, on_done=lambda r: self._on_summary(run_id, options, t, plan, r, wrapper, rerun),
+            coro, on_done=lambda r: self._on_summary(run_id, options, t, plan, r, rerun),
             on_error=lambda e: self._on_run_error(run_id, e))
         self.run_started.emit(options)
 
@@ -246,15 +245,14 @@ class CompactionController(QObject):
         self.run_failed.emit(describe_error(exc))
 
     def _on_summary(self, run_id: int, options: RunOptions, t: Transcript, plan: CompactionPlan,
-                    result: SummaryResult, wrapper: RedactingProvider | None,
-                    rerun: tuple[str, str | None, Any] | None) -> None:
+                    result: SummaryResult, rerun: tuple[str, str | None, Any] | None) -> None:
         if run_id != self._run_id:
             return
         self._future = None
         self._numbers += 1
         after = tokens_after(plan, result.summary)
         record = RunRecord(self._numbers, options, t, plan, result, after,
-                           redactions=wrapper.redactions if wrapper is not None else 0)
+                           redactions=sum(n.count for n in result.redactions))
         if rerun is not None:
             record = dataclasses.replace(record, rerun_of=rerun[0], recorded_summary=rerun[1],
                                          recorded_report=rerun[2])
