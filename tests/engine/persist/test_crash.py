@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import SESSION_ID, SUCCESSOR_NAME, Builder, assert_strict_v3
+from fixtures.persist_fixtures import STORE_KEY as KEY
+from fixtures.persist_fixtures import SUCCESSOR_NAME, assert_strict_v3, store_session
 from sessionlens.engine._io.atomic import is_temp_name
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.successor import CompactionRecord
@@ -30,30 +31,6 @@ from sessionlens.engine.persist.writer import write_compaction
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")]
-
-KEY = "agent:main:main"
-
-
-def _session(folder: Path) -> tuple[Path, Path, CompactionRecord]:
-    b = Builder()
-    summarized: list[str] = []
-    for turn in range(60):
-        ids = [b.user(f"question {turn} " + "detail " * 60),
-               b.assistant(f"answer {turn} " + "reply " * 120)]
-        if turn < 50:
-            summarized += ids
-    first_kept = b.lines[101]["id"]  # the user message of turn 50
-    src = b.write(folder / f"{SESSION_ID}.jsonl")
-    store = folder / "sessions.json"
-    store.write_text(json.dumps({
-        "agent:main:other": {"sessionId": "someone-else", "updatedAt": 1},
-        KEY: {"sessionId": SESSION_ID, "updatedAt": 2, "sessionFile": str(src),
-              "compactionCount": 3, "skillsSnapshot": {"prompt": "x" * 20000}},
-    }, indent=2))
-    rec = CompactionRecord("summary of fifty turns", first_kept, 30000, 4000,
-                           summarized_entry_ids=tuple(summarized), provider="offline")
-    return src, store, rec
-
 
 def _run_child(transcript: object, rec: CompactionRecord, mode: str) -> int:
     pid = os.fork()
@@ -135,7 +112,7 @@ ORIG_MTIME: dict[Path, int] = {}
 
 @pytest.mark.parametrize(("mode", "runs"), [("successor", 200), ("append", 60)])
 def test_sigkill_never_damages_anything(tmp_path: Path, mode: str, runs: int) -> None:
-    src, store, rec = _session(tmp_path)
+    src, store, rec = store_session(tmp_path)
     orig_src, orig_store = src.read_bytes(), store.read_bytes()
     transcript = load_transcript(src)
     ORIG_MTIME[src] = transcript.file_mtime_ns

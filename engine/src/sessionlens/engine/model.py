@@ -297,6 +297,9 @@ class Transcript:
     #: SHA-256 of the bytes that were loaded ("" when loaded from memory): what a write
     #: compares the file on disk against before it copies or replaces anything.
     file_sha256: str = ""
+    #: When the file was read, on the clock file times come from (0: unknown). A write
+    #: uses it to tell a compaction made by another run after this load from older ones.
+    loaded_at_ns: int = 0
 
     def entry(self, entry_id: str) -> Entry:
         """The entry with this id (KeyError if absent)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,12 +20,26 @@ from sessionlens.engine.errors import PersistError
 
 __all__ = [
     "atomic_write_bytes", "atomic_write_text", "atomic_write_chunks", "atomic_copy",
-    "fsync_directory", "file_mode", "TEMP_SUFFIX", "is_temp_name",
+    "fsync_directory", "file_mode", "TEMP_SUFFIX", "is_temp_name", "file_clock_ns",
 ]
 
 #: Ending of every temp file this module creates (a leftover after a kill is recognisable).
 TEMP_SUFFIX = ".sessionlens-tmp"
 _COPY_CHUNK = 1 << 20
+
+
+def file_clock_ns() -> int:
+    """Now, comparable with the ``st_mtime_ns`` of a file written after this call.
+
+    Linux stamps files from its coarse clock, which can lag ``time.time_ns()`` by a tick;
+    reading that same clock means "written after" is never mistaken for "before". Elsewhere
+    the precise clock is read, less a margin for coarse file-system timestamps.
+    """
+    coarse = getattr(time, "CLOCK_REALTIME_COARSE", None)
+    if coarse is not None:
+        with contextlib.suppress(OSError):
+            return time.clock_gettime_ns(coarse)
+    return time.time_ns() - 20_000_000
 
 
 def is_temp_name(name: str) -> bool:

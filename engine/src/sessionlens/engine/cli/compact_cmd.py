@@ -206,9 +206,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     result, report, tokens_after = outcome.result, outcome.audit, outcome.tokens_after
-    written = [] if args.write == "none" else [
-        str(p) for p in write_compaction(transcript, compaction_record(outcome), args.write).written]
-    warnings = list(result.warnings)
+    wrote = None if args.write == "none" else write_compaction(
+        transcript, compaction_record(outcome), args.write)
+    written = [] if wrote is None else [str(p) for p in wrote.written]
+    warnings = list(result.warnings) + (list(wrote.notes) if wrote is not None else [])
     if tokens_after >= plan.tokens_before:
         warnings.append(f"the compacted context (~{tokens_after:,} tokens) is not smaller than "
                         f"before ({plan.tokens_before:,}): this compaction saves nothing")

@@ -10,6 +10,7 @@ pi parser, report progress and honour ``cancel`` the same way, and share
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import importlib
@@ -20,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from sessionlens.engine._io.atomic import file_clock_ns
 from sessionlens.engine.errors import LoadCancelled, LoadError, NotATranscriptError
 from sessionlens.engine.model import KNOWN_ENTRY_TYPES, Format, Transcript
 
@@ -189,11 +191,13 @@ def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None]
     """Load one transcript file; per-line problems end up in ``diagnostics``."""
     path = Path(path)
     _check_path(path)
+    stamp = file_clock_ns()  # before the read: anything written later is newer than this
     try:
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
             data = fh.read()
     except OSError as exc:
         raise LoadError(path, f"cannot read: {exc.strerror or exc}") from exc
-    return load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns,
-                                 on_progress=on_progress, cancel=cancel)
+    transcript = load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns,
+                                       on_progress=on_progress, cancel=cancel)
+    return dataclasses.replace(transcript, loaded_at_ns=stamp)

@@ -10,6 +10,7 @@ a new ``<ts>_<uuid>.jsonl`` whose header points back at the checkpoint.
 
 from __future__ import annotations
 
+import glob
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,7 +29,8 @@ from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_
 
 __all__ = [
     "MAX_CHECKPOINTS", "CHECKPOINT_MARK", "Checkpoint", "PostCompaction", "checkpoint_name",
-    "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint",
+    "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint", "compacted_since_load",
+    "moved_on_from",
 ]
 
 #: OpenClaw keeps this many checkpoint records per session (oldest trimmed first).
@@ -66,6 +68,52 @@ def write_checkpoint(transcript: Transcript, data: bytes) -> Checkpoint:
     target = transcript.path.absolute().parent / checkpoint_name(sid)
     atomic_write_bytes(target, data, mode=file_mode(transcript.path), exclusive=True)
     return Checkpoint(target, sid, transcript.leaf_id)
+
+
+def compacted_since_load(transcript: Transcript, data: bytes) -> Path | None:
+    """A checkpoint of exactly ``data`` written after ``transcript`` was loaded, if any.
+
+    Every compaction first keeps the file as it was in a checkpoint, so such a checkpoint
+    means another run compacted this very state while this one was summarizing (a
+    successor leaves the original untouched, so the bytes alone cannot tell). Older
+    checkpoints (a compaction the user undid, a run killed before it finished) do not count.
+    """
+    if not transcript.loaded_at_ns:
+        return None
+    sid = transcript.session_id or transcript.path.stem
+    me = transcript.path.absolute()
+    for path in me.parent.glob(f"{glob.escape(sid)}{CHECKPOINT_MARK}*.jsonl"):
+        try:
+            st = path.stat()
+            if (path == me or st.st_size != len(data)
+                    or st.st_mtime_ns < transcript.loaded_at_ns):
+                continue
+            if path.read_bytes() == data:
+                return path
+        except OSError:
+            continue
+    return None
+
+
+def moved_on_from(store: Mapping[str, Any], transcript: Transcript) -> str | None:
+    """The file the session follows now, if the store moved it on from ``transcript``.
+
+    A store record that once compacted this session out of this file (a checkpoint record
+    whose pre-compaction side is this session) and no longer points at it means another
+    run already made a successor the agent follows; a second one would be an orphan.
+    """
+    sid = transcript.session_id
+    if not sid or matching_session_keys(store, transcript.path, sid):
+        return None
+    for rec in store.values():
+        if not isinstance(rec, dict) or not isinstance(rec.get("compactionCheckpoints"), list):
+            continue
+        for cp in rec["compactionCheckpoints"]:
+            pre = cp.get("preCompaction") if isinstance(cp, dict) else None
+            if isinstance(pre, dict) and pre.get("sessionId") == sid:
+                now = rec.get("sessionFile")
+                return str(now) if isinstance(now, str) and now else str(rec.get("sessionId"))
+    return None
 
 
 def _store_file_value(path: Path, like: Any) -> str:

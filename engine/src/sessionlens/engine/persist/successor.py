@@ -87,6 +87,8 @@ class WriteResult:
     session_id: str | None = None
     #: ``firstKeptEntryId`` as written (a successor may move it to the kept assistant).
     first_kept_entry_id: str | None = None
+    #: What the step did not do and why (e.g. a store with no record of the transcript).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

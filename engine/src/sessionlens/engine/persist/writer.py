@@ -32,7 +32,13 @@ from sessionlens.engine._io.atomic import (
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.model import Transcript
 
-from .checkpoints import PostCompaction, checkpoint_store_edit, write_checkpoint
+from .checkpoints import (
+    PostCompaction,
+    checkpoint_store_edit,
+    compacted_since_load,
+    moved_on_from,
+    write_checkpoint,
+)
 from .guard import (
     LockInfo,
     check_lock,
@@ -42,7 +48,7 @@ from .guard import (
     read_lock,
     read_unchanged_bytes,
 )
-from .store_write import find_store, update_store
+from .store_write import find_store, read_store_object, update_store
 from .successor import (
     CompactionRecord,
     WriteResult,
@@ -133,7 +139,9 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
 
     ``store_path="auto"`` uses the ``sessions.json`` beside the transcript when there is one;
     None leaves every store alone. Raises LockHeldError / FileChangedError before anything
-    is written; on any later failure the files created so far are removed again.
+    is written (also when another run compacted the file since it was loaded); on any later
+    failure the files created so far are removed again. A store that holds no record of
+    the transcript is named in ``notes``.
     """
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
@@ -142,8 +150,20 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     store = find_store(folder) if store_path == "auto" else store_path
     created: list[Path] = []
     original: bytes | None = None
-    with hold_lock(transcript.path):
+    notes: list[str] = []
+    with hold_lock(transcript.path):  # the whole check-then-write happens under the lock
         data = read_unchanged_bytes(transcript, sha256=sha256)
+        done = compacted_since_load(transcript, data)
+        if done is not None:
+            raise FileChangedError(transcript.path, "was compacted by another run while this "
+                                   f"one worked (checkpoint {done.name}); nothing was written: "
+                                   "reload the session and compact its newest file")
+        if store is not None:
+            follows = moved_on_from(read_store_object(store)[1], transcript)
+            if follows is not None:
+                raise FileChangedError(transcript.path, "was already compacted: "
+                                       f"{Path(store).name} follows {follows} now; nothing "
+                                       "was written (compact that file instead)")
         prepare = _prepare_successor if mode == "successor" else _prepare_append
         post, write_main = prepare(transcript, data, record, now)
         try:
@@ -166,6 +186,9 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
                 store_written = bool(edits)
                 if store_written:
                     written.append(Path(store))
+                else:  # said, never silent: the agent will not follow this compaction
+                    notes.append(f"{Path(store).name} holds no record of {transcript.path.name};"
+                                 " it was left unchanged")
         except BaseException:
             _undo(transcript.path, created, original)
             raise
@@ -175,7 +198,7 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
         checkpoint_path=checkpoint.path,
         store_path=Path(store) if store is not None and store_written else None,
         compaction_entry_id=post.compaction_entry_id, session_id=post.session_id,
-        first_kept_entry_id=post.first_kept_entry_id)
+        first_kept_entry_id=post.first_kept_entry_id, notes=tuple(notes))
 
 
 def _undo(transcript_path: Path, created: list[Path], original: bytes | None) -> None:
