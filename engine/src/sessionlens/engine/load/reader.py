@@ -23,7 +23,7 @@ import orjson
 
 from sessionlens.engine._io.atomic import file_clock_ns
 from sessionlens.engine.errors import LoadCancelled, LoadError, NotATranscriptError
-from sessionlens.engine.model import KNOWN_ENTRY_TYPES, Format, Transcript
+from sessionlens.engine.model import KNOWN_ENTRY_TYPES, Diagnostic, Format, Transcript
 
 from .formats import ParsedFile
 from .formats import pi as pi_format
@@ -191,6 +191,7 @@ def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None]
     """Load one transcript file; per-line problems end up in ``diagnostics``."""
     path = Path(path)
     _check_path(path)
+    repaired = _recover(path)
     stamp = file_clock_ns()  # before the read: anything written later is newer than this
     try:
         with open(path, "rb") as fh:
@@ -200,4 +201,16 @@ def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None]
         raise LoadError(path, f"cannot read: {exc.strerror or exc}") from exc
     transcript = load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns,
                                        on_progress=on_progress, cancel=cancel)
-    return dataclasses.replace(transcript, loaded_at_ns=stamp)
+    extra = tuple(Diagnostic(str(path), None, note, "warning") for note in repaired)
+    return dataclasses.replace(transcript, loaded_at_ns=stamp,
+                               diagnostics=transcript.diagnostics + extra)
+
+
+def _recover(path: Path) -> tuple[str, ...]:
+    """Finish or undo a SessionLens write of ``path`` that was killed (a journal beside the
+    file says so) before reading it, so the file and ``sessions.json`` agree; sweeps our
+    dead leftovers. What it did is reported as a diagnostic. (persist is imported here
+    only: loading does not otherwise depend on the writers.)"""
+    from sessionlens.engine.persist.recovery import recover_interrupted_write
+
+    return recover_interrupted_write(path)

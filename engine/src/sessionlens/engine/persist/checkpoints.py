@@ -30,7 +30,7 @@ from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_
 __all__ = [
     "MAX_CHECKPOINTS", "CHECKPOINT_MARK", "Checkpoint", "PostCompaction", "checkpoint_name",
     "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint", "compacted_since_load",
-    "moved_on_from",
+    "moved_on_from", "plan_checkpoint",
 ]
 
 #: OpenClaw keeps this many checkpoint records per session (oldest trimmed first).
@@ -62,12 +62,19 @@ def checkpoint_name(session_id: str) -> str:
     return f"{session_id}{CHECKPOINT_MARK}{uuid.uuid4()}.jsonl"
 
 
-def write_checkpoint(transcript: Transcript, data: bytes) -> Checkpoint:
-    """Keep ``data`` (the transcript's verified pre-compaction bytes) as a checkpoint copy."""
+def plan_checkpoint(transcript: Transcript) -> Checkpoint:
+    """Where the checkpoint of ``transcript`` will go (a fresh name; nothing is written)."""
     sid = transcript.session_id or transcript.path.stem
     target = transcript.path.absolute().parent / checkpoint_name(sid)
-    atomic_write_bytes(target, data, mode=file_mode(transcript.path), exclusive=True)
     return Checkpoint(target, sid, transcript.leaf_id)
+
+
+def write_checkpoint(transcript: Transcript, data: bytes,
+                     planned: Checkpoint | None = None) -> Checkpoint:
+    """Keep ``data`` (the transcript's verified pre-compaction bytes) as a checkpoint copy."""
+    checkpoint = planned or plan_checkpoint(transcript)
+    atomic_write_bytes(checkpoint.path, data, mode=file_mode(transcript.path), exclusive=True)
+    return checkpoint
 
 
 def compacted_since_load(transcript: Transcript, data: bytes) -> Path | None:
@@ -123,18 +130,19 @@ def _store_file_value(path: Path, like: Any) -> str:
     return str(path.absolute())
 
 
-def checkpoint_store_edit(store: Mapping[str, Any], transcript: Transcript,
+def checkpoint_store_edit(store: Mapping[str, Any], source: Path, session_id: str | None,
                           checkpoint: Checkpoint, post: PostCompaction,
                           record: CompactionRecord, *, moved: bool,
                           now: datetime | None = None) -> StoreEdit:
     """The store fields to set for one compaction: a checkpoint record, counters, pointers.
 
     ``moved`` (a successor was written) points the session's ``sessionId``/``sessionFile``
-    at the successor. Every record that refers to the transcript is updated.
+    at the successor. Every record that refers to the transcript (``source`` with
+    ``session_id``) is updated.
     """
     created_ms = int((now or datetime.now(UTC)).timestamp() * 1000)
     edits: dict[str, dict[str, Any]] = {}
-    for key in matching_session_keys(store, transcript.path, transcript.session_id):
+    for key in matching_session_keys(store, source, session_id):
         rec = store[key]
         pre_sid = rec.get("sessionId") if isinstance(rec.get("sessionId"), str) else (
             checkpoint.session_id)

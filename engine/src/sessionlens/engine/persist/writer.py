@@ -37,6 +37,7 @@ from .checkpoints import (
     checkpoint_store_edit,
     compacted_since_load,
     moved_on_from,
+    plan_checkpoint,
     write_checkpoint,
 )
 from .guard import (
@@ -48,6 +49,7 @@ from .guard import (
     read_lock,
     read_unchanged_bytes,
 )
+from .recovery import Journal, recover_interrupted_write, remove_journal, write_journal
 from .store_write import find_store, read_store_object, update_store
 from .successor import (
     CompactionRecord,
@@ -150,7 +152,7 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     store = find_store(folder) if store_path == "auto" else store_path
     created: list[Path] = []
     original: bytes | None = None
-    notes: list[str] = []
+    notes: list[str] = list(recover_interrupted_write(transcript.path))
     with hold_lock(transcript.path):  # the whole check-then-write happens under the lock
         data = read_unchanged_bytes(transcript, sha256=sha256)
         done = compacted_since_load(transcript, data)
@@ -167,7 +169,13 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
         prepare = _prepare_successor if mode == "successor" else _prepare_append
         post, write_main = prepare(transcript, data, record, now)
         try:
-            checkpoint = write_checkpoint(transcript, data)
+            # the journal says what comes next, so a run killed from here on is finished or
+            # undone by the next load (recovery.py); removed once the store agrees
+            checkpoint = plan_checkpoint(transcript)
+            write_journal(Journal(mode, transcript.path.absolute(), transcript.session_id,
+                                  checkpoint, post, Path(store) if store is not None else None,
+                                  record))
+            write_checkpoint(transcript, data, checkpoint)
             created.append(checkpoint.path)
             if mode == "successor":
                 write_main()
@@ -181,16 +189,18 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
             store_written = False
             if store is not None:
                 edits = update_store(store, lambda obj: checkpoint_store_edit(
-                    obj, transcript, checkpoint, post, record, moved=mode == "successor",
-                    now=now))
+                    obj, transcript.path, transcript.session_id, checkpoint, post, record,
+                    moved=mode == "successor", now=now))
                 store_written = bool(edits)
                 if store_written:
                     written.append(Path(store))
                 else:  # said, never silent: the agent will not follow this compaction
                     notes.append(f"{Path(store).name} holds no record of {transcript.path.name};"
                                  " it was left unchanged")
+            remove_journal(transcript.path)
         except BaseException:
             _undo(transcript.path, created, original)
+            remove_journal(transcript.path)
             raise
     return WriteResult(
         written=tuple(written),
