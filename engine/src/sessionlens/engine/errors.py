@@ -139,3 +139,12 @@ class ExportError(SessionLensError):
 
 class AuditError(SessionLensError):
     """There is nothing to audit: the transcript holds no compaction, or not the one asked for."""
+
+
+class AuditFailedError(SessionLensError):
+    """A summary failed its audit and the user did not accept it: nothing was written."""
+
+    def __init__(self, message: str, failed: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        #: ``"<check>: <detail>"`` for every failed check.
+        self.failed = failed

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sessionlens.engine.model import Entry, Message, TextBlock
+from sessionlens.engine.secrets import find_secrets
 
 __all__ = [
     "AUDIT_RECENT_MESSAGES",
@@ -105,6 +106,22 @@ def _trim(value: str) -> str:
     return _TAIL_TRIM.sub("", _LEAD_TRIM.sub("", value.strip()))
 
 
+def blank_secrets(text: str) -> str:
+    """``text`` with every secret turned to spaces: a key (or a piece of one, like the
+    numbers inside a Slack token) is never an identifier a summary must keep, since the
+    summarizer only ever sees its placeholder."""
+    found = find_secrets(text)
+    if not found:
+        return text
+    out, pos = [], 0
+    for f in found:
+        out.append(text[pos:f.start])
+        out.append(" " * (f.end - f.start))
+        pos = f.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def extract_opaque_identifiers(text: str, limit: int = OPENCLAW_MAX_IDENTIFIERS) -> tuple[str, ...]:
     """OpenClaw's identifier extraction: the strict audit requires every one of these.
 
@@ -112,6 +129,7 @@ def extract_opaque_identifiers(text: str, limit: int = OPENCLAW_MAX_IDENTIFIERS)
     upper-cased, values under 4 characters are dropped, duplicates removed, first ``limit`` kept.
     """
     seen: dict[str, None] = {}
+    text = blank_secrets(text)
     # No alternative can match whitespace, so scanning chunk by chunk finds the same matches.
     for chunk in _CHUNK.finditer(text):
         word = chunk.group(0)
