@@ -172,7 +172,7 @@ def _kill_trials(tmp_path: Path, mode: str, runs: int) -> None:
           f"store agreed after it in {runs} of {runs}")
 
 
-@pytest.mark.parametrize(("mode", "runs"), [("successor", 60), ("append", 100)])
+@pytest.mark.parametrize(("mode", "runs"), [("successor", 40), ("append", 60)])
 def test_sigkill_never_damages_anything(tmp_path: Path, mode: str, runs: int) -> None:
     _kill_trials(tmp_path, mode, runs)
 

@@ -100,7 +100,7 @@ def _check_one_compaction(folder: Path, src: Path, store: Path, orig_src: bytes,
 
 
 @needs_fork
-@pytest.mark.parametrize(("mode", "trials"), [("successor", 50), ("append", 10)])
+@pytest.mark.parametrize(("mode", "trials"), [("successor", 50), ("append", 6)])
 def test_two_writers_at_once_exactly_one_wins(tmp_path: Path, mode: str, trials: int) -> None:
     outcomes = _trials(tmp_path, mode, trials)
     assert sum(outcomes.values()) == trials
@@ -168,7 +168,7 @@ def _cli_trials(tmp_path: Path, trials: int) -> Counter[str]:
 
 
 def test_two_compact_commands_at_once(tmp_path: Path) -> None:
-    assert sum(_cli_trials(tmp_path, 2).values()) == 2
+    assert sum(_cli_trials(tmp_path, 1).values()) == 1
 
 
 @pytest.mark.slow

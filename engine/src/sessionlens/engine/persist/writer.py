@@ -155,17 +155,17 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     notes: list[str] = list(recover_interrupted_write(transcript.path))
     with hold_lock(transcript.path):  # the whole check-then-write happens under the lock
         data = read_unchanged_bytes(transcript, sha256=sha256)
-        done = compacted_since_load(transcript, data)
-        if done is not None:
-            raise FileChangedError(transcript.path, "was compacted by another run while this "
-                                   f"one worked (checkpoint {done.name}); nothing was written: "
-                                   "reload the session and compact its newest file")
         if store is not None:
             follows = moved_on_from(read_store_object(store)[1], transcript)
             if follows is not None:
                 raise FileChangedError(transcript.path, "was already compacted: "
                                        f"{Path(store).name} follows {follows} now; nothing "
                                        "was written (compact that file instead)")
+        done = compacted_since_load(transcript, data)
+        if done is not None:
+            raise FileChangedError(transcript.path, "was compacted by another run while this "
+                                   f"one worked (checkpoint {done.name}); nothing was written: "
+                                   "reload the session and compact its newest file")
         prepare = _prepare_successor if mode == "successor" else _prepare_append
         post, write_main = prepare(transcript, data, record, now)
         try:
