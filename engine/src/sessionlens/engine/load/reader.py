@@ -165,7 +165,8 @@ def parse_bytes(data: bytes, path: Path, fmt: Format, *,
 def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
                           file_mtime_ns: int = 0,
                           on_progress: Callable[[int, int], None] | None = None,
-                          cancel: Callable[[], bool] | None = None) -> Transcript:
+                          cancel: Callable[[], bool] | None = None, loaded_at_ns: int = 0,
+                          notes: tuple[Diagnostic, ...] = ()) -> Transcript:
     """Load a transcript from bytes already in memory (tests, adapters, stdin)."""
     path = Path(path)
     head = data[:_SNIFF_BYTES]
@@ -178,9 +179,13 @@ def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
     gc.disable()
     try:
         parsed = parse_bytes(data, path, fmt, on_progress=on_progress, cancel=cancel)
-        return build_transcript(path, parsed.format, parsed.header, parsed.entries,
-                                parsed.diagnostics, len(data), file_mtime_ns,
-                                hashlib.sha256(data).hexdigest())
+        transcript = build_transcript(path, parsed.format, parsed.header, parsed.entries,
+                                      parsed.diagnostics, len(data), file_mtime_ns,
+                                      hashlib.sha256(data).hexdigest())
+        if loaded_at_ns or notes:  # still with GC paused: a pass now would cost ~0.1 s
+            transcript = dataclasses.replace(transcript, loaded_at_ns=loaded_at_ns,
+                                             diagnostics=transcript.diagnostics + notes)
+        return transcript
     finally:
         if gc_was_on:
             gc.enable()
@@ -199,11 +204,10 @@ def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None]
             data = fh.read()
     except OSError as exc:
         raise LoadError(path, f"cannot read: {exc.strerror or exc}") from exc
-    transcript = load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns,
-                                       on_progress=on_progress, cancel=cancel)
-    extra = tuple(Diagnostic(str(path), None, note, "warning") for note in repaired)
-    return dataclasses.replace(transcript, loaded_at_ns=stamp,
-                               diagnostics=transcript.diagnostics + extra)
+    return load_transcript_bytes(
+        data, path, file_mtime_ns=st.st_mtime_ns, on_progress=on_progress, cancel=cancel,
+        loaded_at_ns=stamp,
+        notes=tuple(Diagnostic(str(path), None, note, "warning") for note in repaired))
 
 
 def _recover(path: Path) -> tuple[str, ...]:
