@@ -247,12 +247,14 @@ class FieldReader:
                 context_usage = raw_cu
             elif raw_cu is not None:
                 self._bad_usage("contextUsage.totalTokens", raw_cu)
-        counts = (u.get("input"), u.get("output"), u.get("cacheRead"), u.get("cacheWrite"),
-                  u.get("totalTokens"))
-        for key, value in zip(_USAGE_KEYS, counts, strict=True):
-            if type(value) is not int or not 0 <= value <= USAGE_MAX_TOKENS:  # the rare case
-                self._bad_usage(key, value)
-        inp, out, read, write, total = counts
+        inp, out, read, write = u.get("input"), u.get("output"), u.get("cacheRead"), u.get("cacheWrite")
+        total = u.get("totalTokens")
+        if (type(inp) is int and type(out) is int and type(read) is int and type(write) is int
+                and type(total) is int and 0 <= min(inp, out, read, write, total)
+                and max(inp, out, read, write, total) <= USAGE_MAX_TOKENS):  # the hot path
+            return Usage(inp, out, read, write, total, cost_total, context_usage)
+        for key, value in zip(_USAGE_KEYS, (inp, out, read, write, total), strict=True):
+            self._bad_usage(key, value)
         return Usage(usage_count(inp), usage_count(out), usage_count(read), usage_count(write),
                      usage_count(total), cost_total, context_usage)
 
