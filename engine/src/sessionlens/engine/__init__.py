@@ -97,6 +97,7 @@ from .search.search_index import IndexSummary, SearchIndex, search_index_dir
 from .secrets import find_secrets, redact
 from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
 from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
+from .summarize.outbound import redact_prompts
 from .summarize.prompts import TEMPLATES
 from .summarize.providers import OFFLINE_PROFILE, build_provider
 from .summarize.providers.base import (
@@ -152,7 +153,7 @@ __all__ = [
     "OFFLINE_PROFILE", "OfflineProvider", "OutboundPrompt", "ProgressEvent", "Provider",
     "ProviderProfile", "RetryPolicy", "SummaryResult", "TEMPLATES", "build_provider",
     "find_secrets", "keyring_available", "preview_prompts", "redact", "serialize_entries",
-    "store_api_key", "summarize_plan",
+    "store_api_key", "summarize_plan", "redact_prompts",
     # audit
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack", "ChainAudit", "audit_every_compaction",

@@ -18,7 +18,7 @@ Nothing is written by a failed, cancelled or failed-audit run.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -33,7 +33,8 @@ from .persist.dry_run import WritePlan, plan_write
 from .persist.successor import CompactionRecord, WriteResult
 from .persist.writer import WriteMode, write_compaction
 from .plan.planner import CompactionPlan
-from .secrets import find_secrets, redact
+from .secrets import Redactor
+from .summarize.outbound import secret_values
 from .summarize.providers import FallbackChain, Provider, RetryPolicy
 from .summarize.runner import CancelCheck, ProgressEvent, SummaryResult, summarize_plan
 from .tokens.estimate import estimate_tokens_from_chars
@@ -67,6 +68,10 @@ class CompactionOptions:
     custom_identifiers: tuple[str, ...] = ()
     #: Regenerations after a failed audit (0 = audit only; capped at 3 like OpenClaw).
     quality_retries: int = 0
+    #: Send the transcript's secrets unredacted (an explicit opt-out; default redacts).
+    send_secrets: bool = False
+    #: Secret values the user chose to send as they are (the rest stays redacted).
+    keep_secrets: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,20 +102,21 @@ def tokens_after(plan: CompactionPlan, summary: str) -> int:
     return int(plan.kept_tokens) + estimate_tokens_from_chars(len(summary))
 
 
-def scrub_summary(summary: str, known_values: Sequence[str] = ()) -> tuple[str, tuple[str, ...]]:
-    """``summary`` without the configured keys' exact values (any length) and without any
-    secret the detector finds (a model may echo one back); returns the kinds removed."""
-    kinds: list[str] = []
-    text = summary
-    for value in sorted({v for v in known_values if v}, key=len, reverse=True):
-        if value in text:
-            text = text.replace(value, "[REDACTED:api_key]")
-            kinds.append("api_key")
-    findings = find_secrets(text)
-    if findings:
-        text = redact(text, findings)
-        kinds.extend(f.kind for f in findings)
-    return text, tuple(kinds)
+def scrub_summary(summary: str, known_values: Iterable[str] = ()) -> tuple[str, tuple[str, ...]]:
+    """``summary`` fit to be written: every exact ``known_values`` entry (the configured API
+    keys, the secrets of the summarized span) and every secret the detector finds replaced
+    by a placeholder (``secrets.Redactor``); returns the kinds removed, never the values."""
+    redactor = Redactor(known={v for v in known_values if v})
+    text = redactor.redact(summary, "scrub")
+    return text, tuple(note.kind for note in redactor.notes())
+
+
+def _provider_list(providers: Provider | FallbackChain | Sequence[Provider]) -> list[Provider]:
+    if isinstance(providers, FallbackChain):
+        return list(providers.providers)
+    if isinstance(providers, Provider):
+        return [providers]
+    return list(providers)
 
 
 async def _in_thread(fn: Callable[[], T]) -> T:
@@ -127,12 +133,17 @@ async def run_compaction(
     cancel: CancelCheck | None = None,
     retry: RetryPolicy | None = None,
     offload: Offload[AuditReport] | None = None,
-    known_secrets: Sequence[str] = (),
+    known_secrets: Iterable[str] = (),
 ) -> CompactionOutcome:
     """Summarize ``plan``, scrub and audit the summary; on a failed audit regenerate with the
     findings. Raises ``SummarizationCancelled`` on cancel and ``ProviderError`` when every
     provider fails; nothing is written either way. ``known_secrets`` are values that must
     never reach a file (the configured API key)."""
+    # what must never reach a file: the given keys, the providers' keys, and every secret of
+    # the span (an offline summary copies text verbatim; a model may echo a key back)
+    known = frozenset(known_secrets) | secret_values(
+        transcript, plan, _provider_list(providers), instructions=options.instructions,
+        custom_identifier_instructions=options.custom_identifier_instructions)
     results: dict[str, SummaryResult] = {}
     scrubbed: dict[str, tuple[str, ...]] = {}
     run_offloaded: Offload[AuditReport] = offload or _in_thread
@@ -145,8 +156,9 @@ async def run_compaction(
             transcript, plan, providers, instructions=instructions, template=options.template,
             identifier_policy=options.identifier_policy,
             custom_identifier_instructions=options.custom_identifier_instructions,
-            on_progress=on_progress, cancel=cancel, retry=retry)
-        text, kinds = scrub_summary(result.summary, known_secrets)
+            on_progress=on_progress, cancel=cancel, retry=retry,
+            send_secrets=options.send_secrets, keep_secrets=options.keep_secrets)
+        text, kinds = scrub_summary(result.summary, known)
         # The user's own instructions are what the record keeps, not the audit feedback.
         results[text] = replace(result, summary=text, instructions=options.instructions)
         scrubbed[text] = kinds
@@ -208,10 +220,15 @@ def write_prepared(transcript: Transcript, prepared: WritePlan, *,
     A summary that failed its audit raises ``AuditGateError`` and writes nothing, unless
     ``accept_failed_audit``.
     """
-    if prepared.record.audit_passed is False and not accept_failed_audit:
+    failed = prepared.record.audit_passed is False
+    if failed and not accept_failed_audit:
         raise AuditGateError(transcript.path, _failed_checks(prepared))
-    return write_compaction(transcript, prepared.record, prepared.mode, names=prepared.names,
-                            store_path=store_path)
+    result = write_compaction(transcript, prepared.record, prepared.mode, names=prepared.names,
+                              store_path=store_path)
+    if failed:  # said with the write, never silent
+        result = replace(result, notes=(*result.notes, "written although the audit failed: "
+                                        + ", ".join(_failed_checks(prepared))))
+    return result
 
 
 def _failed_checks(prepared: WritePlan) -> tuple[str, ...]:

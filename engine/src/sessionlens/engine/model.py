@@ -330,6 +330,12 @@ class Transcript:
     file_sha256: str = ""
     #: What the format does not record (empty for pi, OpenClaw and Claude Code files).
     gaps: FormatGaps = FormatGaps()
+    #: When the file was read, on the clock file times come from (0: unknown). A write
+    #: uses it to tell a compaction made by another run after this load from older ones.
+    loaded_at_ns: int = 0
+    #: Names of the checkpoint copies beside the file when it was read: one written in the
+    #: same clock tick as the read is told apart from a later one by not being among them.
+    checkpoints_at_load: frozenset[str] = frozenset()
 
     def entry(self, entry_id: str) -> Entry:
         """The entry with this id (KeyError if absent)."""

@@ -34,13 +34,19 @@ from sessionlens.engine.compaction import (
     run_compaction,
     write_prepared,
 )
-from sessionlens.engine.errors import AuditGateError, ConfigError, PersistError
+from sessionlens.engine.errors import (
+    AuditGateError,
+    ConfigError,
+    PersistError,
+    SummarizationCancelled,
+)
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
 from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
 from sessionlens.engine.persist.writer import WriteMode, check_lock
 from sessionlens.engine.plan.planner import CompactionPlan
+from sessionlens.engine.summarize.outbound import preview_prompts, provider_keys
 from sessionlens.engine.summarize.providers import (
     OFFLINE_PROFILE,
     OfflineProvider,
@@ -102,6 +108,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="successor: keep the unanswered copies of a prompt resent within "
                         f"{RETRY_WINDOW_MS // 1000} s (a retry storm); by default they are "
                         "left out")
+    p.add_argument("--send-secrets", action="store_true",
+                   help="send secrets found in the transcript to the provider as they are "
+                        "(default: each is replaced by a [REDACTED:kind#n] placeholder)")
+    p.add_argument("--preview", action="store_true",
+                   help="print exactly what would be sent to the model and exit (no model "
+                        "call, nothing written)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -157,10 +169,18 @@ async def _run(args: argparse.Namespace, transcript: Transcript, plan: Compactio
         instructions=args.instructions, template=args.template,
         identifier_policy=args.identifier_policy,
         custom_identifier_instructions=args.identifier_instructions,
-        custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries)
+        custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries,
+        send_secrets=args.send_secrets)
     try:
         return await run_compaction(transcript, plan, providers, options, on_progress=bar,
                                     retry=RETRY_POLICY, known_secrets=secrets)
+    except SummarizationCancelled:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # Ctrl-C: asyncio.run turns an interrupted main task into KeyboardInterrupt,
+            # which the CLI reports with exit code 130 (nothing has been written yet)
+            raise asyncio.CancelledError from None
+        raise
     finally:
         for provider in providers:
             close = getattr(provider, "close", None)
@@ -178,15 +198,39 @@ def _dry_run(transcript: Transcript, outcome: CompactionOutcome, mode: WriteMode
         return None, str(exc)
 
 
+def _preview(args: argparse.Namespace, transcript: Any, plan: Any,
+             providers: list[Provider]) -> int:
+    """``--preview``: the requests a model provider would receive, redacted as they would be."""
+    parts = preview_prompts(
+        transcript, plan, instructions=args.instructions, template=args.template,
+        identifier_policy=args.identifier_policy,
+        custom_identifier_instructions=args.identifier_instructions,
+        send_secrets=args.send_secrets, known_values=provider_keys(providers))
+    if args.provider == "offline":
+        warn("note: the offline provider sends nothing anywhere; this is what a model "
+             "provider would receive")
+    if args.json:
+        emit_json({"provider": args.provider, "send_secrets": args.send_secrets,
+                   "requests": [{"label": p.label, "system": p.system, "prompt": p.prompt}
+                                for p in parts]})
+    else:
+        emit_lines([f"===== {p.label} =====\n{p.text}" for p in parts])
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     profile = profile_from_args(args)
+    if args.send_secrets:
+        warn("warning: --send-secrets: secrets in the transcript go to the provider unredacted")
     opened = open_transcript(args.file, overrides_from_args(args))
     transcript = opened.transcript
-    if args.write != "none":
+    if args.write != "none" and not args.preview:
         check_lock(transcript.path)  # refuse before spending a model call, not after
     plan = opened.plan(cut_entry_id=args.cut)
     figures = opened.figures(plan)
     providers: list[Provider] = [build_provider(profile)]
+    if args.preview:
+        return _preview(args, transcript, plan, providers)
     if args.fallback_offline and args.provider != "offline":
         providers.append(OfflineProvider())
     key = profile.read_key()
@@ -202,18 +246,20 @@ def run(args: argparse.Namespace) -> int:
     if prepared is None and args.write != "none":
         raise PersistError(transcript.path, no_dry_run or "cannot be written")
     written: list[str] = []
+    notes: tuple[str, ...] = ()
     refused: str | None = None
     if prepared is not None and args.write != "none":
         try:
-            written = [str(p) for p in write_prepared(
-                transcript, prepared, accept_failed_audit=args.accept_failed_audit).written]
+            wrote = write_prepared(transcript, prepared,
+                                   accept_failed_audit=args.accept_failed_audit)
+            written, notes = [str(p) for p in wrote.written], wrote.notes
         except AuditGateError as exc:
             refused = str(exc)
     tokens_after = prepared.tokens_after if prepared is not None else outcome.tokens_after
     first_kept = (prepared.first_kept_entry_id if prepared is not None and written
                   else plan.first_kept_entry_id)
     dropped = prepared.dropped_retry_copies if prepared is not None else ()
-    warnings = list(result.warnings)
+    warnings = list(result.warnings) + list(notes)
     if outcome.scrubbed:
         warnings.append("removed from the summary before auditing and writing: "
                         + ", ".join(sorted(set(outcome.scrubbed))))

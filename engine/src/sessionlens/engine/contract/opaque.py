@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["AUDIT_RECENT_MESSAGES", "OPENCLAW_MAX_IDENTIFIERS", "extract_opaque_identifiers",
+from sessionlens.engine.secrets import find_secrets
+
+__all__ = [
+    "blank_secrets","AUDIT_RECENT_MESSAGES", "OPENCLAW_MAX_IDENTIFIERS", "extract_opaque_identifiers",
            "is_pure_hex", "trim_identifier"]
 
 #: OpenClaw extracts the audited identifiers from this many of the last messages.
@@ -50,6 +53,22 @@ def trim_identifier(value: str) -> str:
     return _TAIL_TRIM.sub("", _LEAD_TRIM.sub("", value.strip()))
 
 
+def blank_secrets(text: str) -> str:
+    """``text`` with every secret turned to spaces: a key (or a piece of one, like the
+    numbers inside a Slack token) is never an identifier a summary must keep, since the
+    summarizer only ever sees its placeholder."""
+    found = find_secrets(text)
+    if not found:
+        return text
+    out, pos = [], 0
+    for f in found:
+        out.append(text[pos:f.start])
+        out.append(" " * (f.end - f.start))
+        pos = f.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def extract_opaque_identifiers(text: str, limit: int = OPENCLAW_MAX_IDENTIFIERS) -> tuple[str, ...]:
     """OpenClaw's identifier extraction: the strict audit requires every one of these.
 
@@ -57,6 +76,7 @@ def extract_opaque_identifiers(text: str, limit: int = OPENCLAW_MAX_IDENTIFIERS)
     upper-cased, values under 4 characters are dropped, duplicates removed, first ``limit`` kept.
     """
     seen: dict[str, None] = {}
+    text = blank_secrets(text)
     # No alternative can match whitespace, so scanning chunk by chunk finds the same matches.
     for chunk in _CHUNK.finditer(text):
         word = chunk.group(0)

@@ -11,6 +11,7 @@ a session inside a multi-session file is addressed as ``<file>/<session>``.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import importlib
@@ -19,8 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sessionlens.engine._io.atomic import file_clock_ns
 from sessionlens.engine.errors import LoadCancelled, LoadError, NotATranscriptError
-from sessionlens.engine.model import Format, Transcript
+from sessionlens.engine.model import Diagnostic, Format, Transcript
 
 from .detect import SNIFF_LINES, sniff_format
 from .formats import ParsedFile
@@ -156,8 +158,13 @@ def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
                           file_mtime_ns: int = 0,
                           on_progress: Callable[[int, int], None] | None = None,
                           cancel: Callable[[], bool] | None = None,
-                          session: str | None = None) -> Transcript:
-    """Load a transcript from bytes already in memory (tests, adapters, stdin)."""
+                          session: str | None = None, loaded_at_ns: int = 0,
+                          notes: tuple[Diagnostic, ...] = (),
+                          checkpoints_at_load: frozenset[str] = frozenset()) -> Transcript:
+    """Load a transcript from bytes already in memory (tests, adapters, stdin).
+
+    ``loaded_at_ns`` is when the file was read (a write tells later compactions by other
+    runs from it); ``notes`` are diagnostics of what happened before the read."""
     path = Path(path)
     head = data[:_SNIFF_BYTES]
     if head.count(b"\n") < SNIFF_LINES and len(data) > len(head):
@@ -168,7 +175,13 @@ def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
     def work() -> Transcript:
         parsed = parse_bytes(data, path, fmt, on_progress=on_progress, cancel=cancel,
                              session=session)
-        return _build(shown, parsed, len(data), file_mtime_ns, hashlib.sha256(data).hexdigest())
+        transcript = _build(shown, parsed, len(data), file_mtime_ns,
+                            hashlib.sha256(data).hexdigest())
+        if loaded_at_ns or notes:  # still with GC paused: a pass now would cost ~0.1 s
+            transcript = dataclasses.replace(transcript, loaded_at_ns=loaded_at_ns,
+                                             diagnostics=transcript.diagnostics + notes,
+                                             checkpoints_at_load=checkpoints_at_load)
+        return transcript
 
     return _gc_paused(work)
 
@@ -206,6 +219,9 @@ def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None]
     shown = Path(path)
     file, session = split_session_path(shown)
     _check_path(file)
+    repaired = _recover(file)
+    stamp = file_clock_ns()  # before the read: anything written later is newer than this
+    seen = _checkpoints_beside(file)
     try:
         with open(file, "rb") as fh:
             st = os.fstat(fh.fileno())
@@ -216,5 +232,27 @@ def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None]
             data = head + fh.read()
     except OSError as exc:
         raise LoadError(file, f"cannot read: {exc.strerror or exc}") from exc
-    return load_transcript_bytes(data, file, file_mtime_ns=st.st_mtime_ns,
-                                 on_progress=on_progress, cancel=cancel, session=session)
+    return load_transcript_bytes(
+        data, file, file_mtime_ns=st.st_mtime_ns, on_progress=on_progress, cancel=cancel,
+        session=session, loaded_at_ns=stamp, checkpoints_at_load=seen,
+        notes=tuple(Diagnostic(str(file), None, note, "warning") for note in repaired))
+
+
+def _checkpoints_beside(file: Path) -> frozenset[str]:
+    """Checkpoint copies in the file's folder now (see ``Transcript.checkpoints_at_load``)."""
+    from sessionlens.engine.persist.checkpoints import CHECKPOINT_MARK
+
+    try:
+        return frozenset(p.name for p in file.absolute().parent.glob(f"*{CHECKPOINT_MARK}*"))
+    except OSError:
+        return frozenset()
+
+
+def _recover(path: Path) -> tuple[str, ...]:
+    """Finish or undo a SessionLens write of ``path`` that was killed (a journal beside the
+    file says so) before reading it, so the file and ``sessions.json`` agree; sweeps our
+    dead leftovers. What it did is reported as a diagnostic. (persist is imported here
+    only: loading does not otherwise depend on the writers.)"""
+    from sessionlens.engine.persist.recovery import recover_interrupted_write
+
+    return recover_interrupted_write(path)

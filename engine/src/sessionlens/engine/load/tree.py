@@ -33,6 +33,7 @@ from .replay import build_context
 __all__ = [
     "TreeResult", "resolve_tree", "build_context", "children_of", "resolve_labels",
     "session_name", "build_transcript", "dedupe_entries", "CORE_ENTRY_TYPES",
+    "dangling_references",
 ]
 
 #: Entry types that move the leaf under OpenClaw agent-core rules (§1.7).
@@ -72,6 +73,27 @@ def dedupe_entries(entries: Sequence[Entry], path: str) -> tuple[tuple[Entry, ..
     if len(kept) == len(entries):
         return tuple(entries), diags
     return tuple(kept), diags
+
+
+def dangling_references(entries: Sequence[Entry], by_id: Mapping[str, Entry],
+                        path: str) -> list[Diagnostic]:
+    """A ``firstKeptEntryId`` or label ``targetId`` naming no entry of the file.
+
+    Replay then keeps nothing before that compaction (or the label shows nowhere): a real
+    loss the user should hear about, not a silent one. (Leaf rows are checked where the
+    leaf is resolved.)"""
+    diags: list[Diagnostic] = []
+    for e in entries:
+        if e.type in ("compaction", "reset"):
+            kept = e.first_kept_entry_id
+            if kept is not None and kept not in by_id:
+                diags.append(Diagnostic(path, e.line, f"{e.type} {e.id!r}: firstKeptEntryId "
+                                        f"{kept!r} names no entry of this file; nothing "
+                                        "before it is kept in the context", "warning"))
+        elif e.type == "label" and e.target_id is not None and e.target_id not in by_id:
+            diags.append(Diagnostic(path, e.line, f"label {e.id!r} points at missing entry "
+                                    f"{e.target_id!r}; ignored", "warning"))
+    return diags
 
 
 def _uses_agent_core_rules(entries: Sequence[Entry]) -> bool:
@@ -241,6 +263,7 @@ def build_transcript(path: str | Path, format: Format, header: SessionHeader | N
     kept, dup_diags = dedupe_entries(entries, spath)
     by_id = {e.id: e for e in kept}
     tree = resolve_tree(kept, spath, by_id)
+    dup_diags += dangling_references(kept, by_id, spath)
     context: tuple[ContextItem, ...] = build_context(by_id, tree.active_path)
     return Transcript(
         path=Path(path), format=format, header=header, entries=kept,

@@ -15,12 +15,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from sessionlens.engine.errors import PersistError
+from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.tokens.context import context_estimate
 
-from .checkpoints import checkpoint_path_for
+from .checkpoints import checkpoint_path_for, compacted_since_load, moved_on_from
 from .guard import read_unchanged_bytes
 from .names import WriteNames, choose_names
 from .retry_storms import RetryCopy
@@ -79,8 +79,19 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     """
     require_writable(transcript)
     data = read_unchanged_bytes(transcript)
-    names = choose_names(transcript, now)
     folder = transcript.path.absolute().parent
+    store = find_store(folder) if store_path == "auto" else store_path
+    # the refusals the write makes under its lock, made here first so the dialog says so
+    if store is not None:
+        follows = moved_on_from(read_store_object(Path(store))[1], transcript)
+        if follows is not None:
+            raise FileChangedError(transcript.path, f"was already compacted: {Path(store).name}"
+                                   f" follows {follows} now (compact that file instead)")
+    done = compacted_since_load(transcript, data)
+    if done is not None:
+        raise FileChangedError(transcript.path, "was compacted by another run since it was "
+                               f"loaded (checkpoint {done.name}): reload the session")
+    names = choose_names(transcript, now)
     checkpoint = checkpoint_path_for(transcript, names.checkpoint_id)
     files = [PlannedFile("checkpoint", checkpoint,
                          f"a copy of {transcript.path.name} as it is now ({len(data):,} bytes), "
@@ -107,7 +118,6 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     else:
         files.append(PlannedFile("append", target, f"the compaction {comp_id} appended as the "
                                  "last line; every existing line stays as it is"))
-    store = find_store(folder) if store_path == "auto" else store_path
     if store is not None:
         _, obj = read_store_object(Path(store))
         keys = matching_session_keys(obj, transcript.path, transcript.session_id)

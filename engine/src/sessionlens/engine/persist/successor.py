@@ -108,6 +108,8 @@ class WriteResult:
     first_kept_entry_id: str | None = None
     #: Retry-storm copies the successor left out (see ``retry_storms``).
     dropped_retry_copies: tuple[RetryCopy, ...] = ()
+    #: What the step did not do and why (e.g. a store with no record of the transcript).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

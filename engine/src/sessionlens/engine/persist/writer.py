@@ -32,7 +32,14 @@ from sessionlens.engine._io.atomic import (
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.model import Transcript
 
-from .checkpoints import PostCompaction, checkpoint_store_edit, write_checkpoint
+from .checkpoints import (
+    PostCompaction,
+    checkpoint_store_edit,
+    compacted_since_load,
+    moved_on_from,
+    plan_checkpoint,
+    write_checkpoint,
+)
 from .guard import (
     LockInfo,
     check_lock,
@@ -43,7 +50,8 @@ from .guard import (
     read_unchanged_bytes,
 )
 from .names import WriteNames, choose_names
-from .store_write import find_store, update_store
+from .recovery import Journal, recover_interrupted_write, remove_journal, write_journal
+from .store_write import find_store, read_store_object, update_store
 from .successor import (
     CompactionRecord,
     WriteResult,
@@ -135,7 +143,9 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
 
     ``store_path="auto"`` uses the ``sessions.json`` beside the transcript when there is one;
     None leaves every store alone. Raises LockHeldError / FileChangedError before anything
-    is written; on any later failure the files created so far are removed again.
+    is written (also when another run compacted the file since it was loaded); on any later
+    failure the files created so far are removed again. A store that holds no record of
+    the transcript is named in ``notes``.
     """
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
@@ -144,13 +154,31 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     store = find_store(folder) if store_path == "auto" else store_path
     created: list[Path] = []
     original: bytes | None = None
-    with hold_lock(transcript.path):
+    notes: list[str] = list(recover_interrupted_write(transcript.path))
+    with hold_lock(transcript.path):  # the whole check-then-write happens under the lock
         data = read_unchanged_bytes(transcript, sha256=sha256)
+        if store is not None:
+            follows = moved_on_from(read_store_object(store)[1], transcript)
+            if follows is not None:
+                raise FileChangedError(transcript.path, "was already compacted: "
+                                       f"{Path(store).name} follows {follows} now; nothing "
+                                       "was written (compact that file instead)")
+        done = compacted_since_load(transcript, data)
+        if done is not None:
+            raise FileChangedError(transcript.path, "was compacted by another run while this "
+                                   f"one worked (checkpoint {done.name}); nothing was written: "
+                                   "reload the session and compact its newest file")
         prepare = _prepare_successor if mode == "successor" else _prepare_append
         names = names or choose_names(transcript, now)
         post, write_main = prepare(transcript, data, record, names)
         try:
-            checkpoint = write_checkpoint(transcript, data, names.checkpoint_id)
+            # the journal says what comes next, so a run killed from here on is finished or
+            # undone by the next load (recovery.py); removed once the store agrees
+            checkpoint = plan_checkpoint(transcript, names.checkpoint_id)
+            write_journal(Journal(mode, transcript.path.absolute(), transcript.session_id,
+                                  checkpoint, post, Path(store) if store is not None else None,
+                                  record))
+            write_checkpoint(transcript, data, checkpoint)
             created.append(checkpoint.path)
             if mode == "successor":
                 write_main()
@@ -164,13 +192,18 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
             store_written = False
             if store is not None:
                 edits = update_store(store, lambda obj: checkpoint_store_edit(
-                    obj, transcript, checkpoint, post, record, moved=mode == "successor",
-                    now=now))
+                    obj, transcript.path, transcript.session_id, checkpoint, post, record,
+                    moved=mode == "successor", now=now))
                 store_written = bool(edits)
                 if store_written:
                     written.append(Path(store))
+                else:  # said, never silent: the agent will not follow this compaction
+                    notes.append(f"{Path(store).name} holds no record of {transcript.path.name};"
+                                 " it was left unchanged")
+            remove_journal(transcript.path)
         except BaseException:
             _undo(transcript.path, created, original)
+            remove_journal(transcript.path)
             raise
     return WriteResult(
         written=tuple(written),
@@ -179,7 +212,7 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
         store_path=Path(store) if store is not None and store_written else None,
         compaction_entry_id=post.compaction_entry_id, session_id=post.session_id,
         first_kept_entry_id=post.first_kept_entry_id,
-        dropped_retry_copies=post.dropped_retry_copies)
+        dropped_retry_copies=post.dropped_retry_copies, notes=tuple(notes))
 
 
 def _undo(transcript_path: Path, created: list[Path], original: bytes | None) -> None:

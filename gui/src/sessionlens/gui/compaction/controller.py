@@ -39,7 +39,6 @@ from sessionlens.engine import (
 )
 from sessionlens.gui.compaction.outbound import (
     OutboundPreview,
-    RedactingProvider,
     build_outbound_preview,
 )
 from sessionlens.gui.compaction.pool_provider import PoolProvider
@@ -167,7 +166,7 @@ class CompactionController(QObject):
         return self._future is not None
 
     def run(self, options: RunOptions, *, keep_secrets: frozenset[str] = frozenset()) -> None:
-        """Summarize the current plan. Remote providers always get the redacting wrapper."""
+        """Summarize the current plan; the engine redacts every request except ``keep_secrets``."""
         t, plan = self.transcript, self.plan
         if t is None or plan is None:
             self.run_failed.emit(self.tr("There is no plan to run yet."))
@@ -179,21 +178,21 @@ class CompactionController(QObject):
         if self.is_running():
             return
         provider: Any = build_provider(options.profile, self._client)
-        wrapper = RedactingProvider(provider, keep) if options.is_remote else None
         if not options.is_remote:  # the offline summarizer is CPU work: keep it off the UI
             provider = PoolProvider(provider, self._tasks)
         self._run_id += 1
         run_id = self._run_id
         key = options.profile.read_key()
         figures = self._session.figures if plan is self._session.plan else None
+        # the engine redacts every request to a model provider (the secrets the user chose
+        # in the preview to send as they are excepted) and scrubs the summary before it lands
         coro = run_compaction(
-            t, plan, wrapper or provider, options.engine_options(),
+            t, plan, provider, dataclasses.replace(options.engine_options(), keep_secrets=keep),
             on_progress=lambda e: self._on_event(run_id, e), retry=self._retry,
             offload=self._tasks.offload, known_secrets=[key] if key else [])
         self.options = options
         self._future = self._tasks.start_coroutine(
-            coro, on_done=lambda o: self._on_outcome(run_id, options, t, o, figures, wrapper,
-                                                     rerun),
+            coro, on_done=lambda o: self._on_outcome(run_id, options, t, o, figures, rerun),
             on_error=lambda e: self._on_run_error(run_id, e))
         self.run_started.emit(options)
 
@@ -219,7 +218,6 @@ class CompactionController(QObject):
 
     def _on_outcome(self, run_id: int, options: RunOptions, t: Transcript,
                     outcome: CompactionOutcome, figures: Figures | None,
-                    wrapper: RedactingProvider | None,
                     rerun: tuple[str, str | None, Any] | None) -> None:
         if run_id != self._run_id:
             return
@@ -232,7 +230,7 @@ class CompactionController(QObject):
             assert opened is not None
             figures = OpenedTranscript(t, opened.resolved).figures(outcome.plan)
         record = RunRecord(self._numbers, options, t, outcome, figures,
-                           redactions=wrapper.redactions if wrapper is not None else 0)
+                           redactions=sum(n.count for n in outcome.result.redactions))
         if rerun is not None:
             record = dataclasses.replace(record, rerun_of=rerun[0], recorded_summary=rerun[1],
                                          recorded_report=rerun[2])

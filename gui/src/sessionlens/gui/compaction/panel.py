@@ -299,6 +299,7 @@ class CompactionPanel(QWidget):
         names = {"start": self.tr("Starting"), "chunk": self.tr("Summarizing"),
                  "streaming": self.tr("Receiving"), "merge": self.tr("Merging"),
                  "turn_prefix": self.tr("Split turn"), "retry": self.tr("Retrying"),
+                 "no_retry": self.tr("Not retried"),
                  "fallback": self.tr("Falling back"), "omitted": self.tr("Left out"),
                  "done": self.tr("Done")}
         self.stage.setText(f"{names.get(e.stage, e.stage)}: {e.message}" if e.message
