@@ -17,7 +17,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args and args[0] in SUBCOMMANDS:
         from sessionlens.engine.cli import main as cli_main
+        from sessionlens.engine.cli import run_process
 
+        if argv is None:  # the process's own entry point: exit without teardown
+            run_process(args)
         return cli_main(args)
     if args and args[0] == "--self-test":
         from .selftest import run_self_test

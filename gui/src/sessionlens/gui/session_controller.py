@@ -3,7 +3,9 @@
 Views get this object injected and never call the engine themselves. Every engine call
 that can take time goes through ``TaskRunner`` (load, count, plan, row building, filter,
 discovery); results arrive here on the UI thread and are re-announced as signals.
-The chain after opening a file is: load -> rows -> count tokens -> plan -> ``settled``.
+The chain after opening a file is: load -> rows -> count the context's tokens -> plan ->
+count the rest of the file -> ``settled``. ``tokens_ready`` fires twice: first with the
+context's report (the three numbers, the chart), then with the whole file's.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from sessionlens.engine import (
     analyze_compactions,
     context_series,
     context_window_for_model,
+    count_context_tokens,
     count_tokens,
     default_session_dirs,
     discover_sessions,
@@ -113,6 +116,8 @@ class SessionController(QObject):
         self.encoding = prefs.encoding()
         self.settings = self._settings_from_prefs()
         self._load_handle: TaskHandle | None = None
+        #: The background count of the whole file, while it runs.
+        self._file_count: TaskHandle | None = None
         self._busy = False
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
@@ -176,6 +181,7 @@ class SessionController(QObject):
         path = Path(path)
         if self._load_handle is not None:
             self._load_handle.cancel()
+        self._stop_file_count()
         self._set_busy(True)
         self.progress.emit("load", 0, 0)
         window = self.settings.context_window
@@ -197,6 +203,7 @@ class SessionController(QObject):
     def cancel(self) -> None:
         """Stop loading/counting; whatever finished already stays on screen."""
         self._tasks.cancel_all()
+        self._stop_file_count()
         self._step_timer.stop()
         self._next_step = None
         self._load_handle = None
@@ -251,14 +258,15 @@ class SessionController(QObject):
 
     # counting and planning --------------------------------------------------------------------
     def _start_count(self, t: Transcript) -> None:
+        """Count what the model sees first (quick); the rest of the file follows the plan."""
         self._set_busy(True)
         self.progress.emit("count", 0, 0)
         encoding, settings = self.encoding, self.settings
+        self._stop_file_count()
 
-        def job(report: Progress, cancelled: CancelCheck) -> TokenView:
-            r = count_tokens(t, encoding, on_progress=report, cancel=cancelled,
-                             helpers=False)  # the UI thread keeps the other core
-            series = context_series(t, r)
+        def job(_report: Progress, cancelled: CancelCheck) -> TokenView:
+            r = count_context_tokens(t, encoding, cancel=cancelled)
+            series = context_series(t, r)  # the same series from either report's scope
             xs = np.fromiter((p.index for p in series), dtype=np.int64, count=len(series))
             ys = np.fromiter((p.tokens for p in series), dtype=np.int64, count=len(series))
             rep = np.fromiter((p.reported for p in series), dtype=bool, count=len(series))
@@ -274,6 +282,48 @@ class SessionController(QObject):
         self.tokens = view
         self.tokens_ready.emit(view)
         self._after_paint(lambda: self._plan_if_current(t))
+
+    def _count_rest_of_file(self) -> bool:
+        """Count every entry in the background once the context is shown; True while it runs.
+
+        Only the calling worker counts (``helpers=False``): the UI thread keeps a core.
+        Estimates, series and forensics do not change with the report's scope, so the view
+        keeps them and only swaps the report.
+        """
+        t, view = self.transcript, self.tokens
+        if t is None or view is None or view.report.complete:
+            return False
+        if self._file_count is not None:
+            return True
+        encoding = view.report.encoding
+        self.progress.emit("count", 0, len(t.entries))
+
+        def job(report: Progress, cancelled: CancelCheck) -> TokenView:
+            r = count_tokens(t, encoding, on_progress=report, cancel=cancelled, helpers=False)
+            return dataclasses.replace(view, report=r)
+
+        def failed(exc: BaseException) -> None:
+            self._file_count = None
+            self._on_error(exc)
+
+        self._file_count = self._tasks.run(
+            job, on_done=lambda v: self._on_file_counted(t, v), on_error=failed,
+            on_progress=lambda d, n: self.progress.emit("count", d, n), group="count-file",
+            big=True)
+        return True
+
+    def _stop_file_count(self) -> None:
+        if self._file_count is not None:
+            self._file_count.cancel()
+            self._file_count = None
+
+    def _on_file_counted(self, t: Transcript, view: TokenView) -> None:
+        self._file_count = None
+        if t is not self.transcript:
+            return
+        self.tokens = view
+        self.tokens_ready.emit(view)
+        self._finish()
 
     def _plan_if_current(self, t: Transcript) -> None:
         if t is self.transcript and self.tokens is not None:
@@ -307,6 +357,8 @@ class SessionController(QObject):
         self._finish()
 
     def _finish(self) -> None:
+        if self._count_rest_of_file():
+            return  # settles when the whole file is counted
         self.progress.emit("", 0, 0)
         self._set_busy(False)
         self.settled.emit()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -70,7 +69,7 @@ def atomic_write_chunks(path: Path | str, chunks: Iterable[bytes], *, mode: int 
             mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
-    tmp = folder / f".{target.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    tmp = folder / f".{target.name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:

@@ -7,8 +7,15 @@ A negative ``--keep-recent`` or a window of ``-1`` used to flow into the planner
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-__all__ = ["non_negative_int", "positive_int"]
+__all__ = ["add_basedir_arg", "non_negative_int", "positive_int"]
+
+
+def add_basedir_arg(parser: argparse.ArgumentParser) -> None:
+    """``--basedir DIR``: SessionLens's own folders (cache, ...) under DIR, as in the app."""
+    parser.add_argument("--basedir", type=Path, metavar="DIR",
+                        help="keep SessionLens's cache (and other folders) under DIR")
 
 
 def _int(text: str) -> int:

@@ -9,7 +9,6 @@ terminal a one-line progress bar runs on stderr.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -163,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         providers.append(OfflineProvider())
     bar = _Bar()
     try:
+        import asyncio  # only this subcommand needs an event loop
+
         outcome = asyncio.run(_run(args, transcript, plan, providers, bar))
     finally:
         bar.close()

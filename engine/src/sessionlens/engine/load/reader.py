@@ -14,9 +14,11 @@ import gc
 import hashlib
 import importlib
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from queue import SimpleQueue
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -25,6 +27,7 @@ from sessionlens.engine.model import KNOWN_ENTRY_TYPES, Format, Transcript
 
 from .formats import ParsedFile
 from .formats import pi as pi_format
+from .formats.jsonl import iter_file_lines
 from .tree import build_transcript
 
 __all__ = [
@@ -110,12 +113,16 @@ def _describe(obj: Any) -> str:
 
 def _read_head(path: Path) -> bytes:
     """Enough leading bytes to hold a few complete lines (a first line may be huge)."""
-    limit = _SNIFF_BYTES
     with open(path, "rb") as fh:
-        head = fh.read(limit)
-        while head.count(b"\n") < _SNIFF_LINES and len(head) == limit and limit < _SNIFF_MAX_BYTES:
-            head += fh.read(limit)
-            limit *= 2
+        return _head_of(fh)
+
+
+def _head_of(fh: BinaryIO) -> bytes:
+    limit = _SNIFF_BYTES
+    head = fh.read(limit)
+    while head.count(b"\n") < _SNIFF_LINES and len(head) == limit and limit < _SNIFF_MAX_BYTES:
+        head += fh.read(limit)
+        limit *= 2
     return head
 
 
@@ -170,6 +177,9 @@ def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
     if head.count(b"\n") < _SNIFF_LINES and len(data) > len(head):
         head = data[:_SNIFF_MAX_BYTES]  # a huge first line
     fmt = sniff_format(head, str(path))
+    # The file's hash (~70 ms per 100 MB) runs on another core while this one parses:
+    # hashlib releases the GIL over big buffers. It is joined before the Transcript exists.
+    digest = _Sha256(data)
     # Hundreds of thousands of new objects and no garbage: cyclic GC passes over them would
     # cost as much as the parse itself (the load benchmark shows ~2x), so pause it.
     gc_was_on = gc.isenabled()
@@ -177,23 +187,114 @@ def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
     try:
         parsed = parse_bytes(data, path, fmt, on_progress=on_progress, cancel=cancel)
         return build_transcript(path, parsed.format, parsed.header, parsed.entries,
-                                parsed.diagnostics, len(data), file_mtime_ns,
-                                hashlib.sha256(data).hexdigest())
+                                parsed.diagnostics, len(data), file_mtime_ns, digest.hex())
     finally:
+        digest.join()
         if gc_was_on:
             gc.enable()
 
 
+class _Sha256:
+    """SHA-256 of a buffer, computed on a helper thread when the buffer is big."""
+
+    #: Below this, a thread costs more than the hash it would move off the parser's core.
+    THREAD_BYTES = 4 << 20
+
+    def __init__(self, data: bytes) -> None:
+        self._hex = ""
+        self._thread: threading.Thread | None = None
+        if len(data) < self.THREAD_BYTES:
+            self._hex = hashlib.sha256(data).hexdigest()
+        else:
+            self._thread = threading.Thread(target=self._run, args=(data,), daemon=True,
+                                            name="sessionlens-sha256")
+            self._thread.start()
+
+    def _run(self, data: bytes) -> None:
+        self._hex = hashlib.sha256(data).hexdigest()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def hex(self) -> str:
+        self.join()
+        return self._hex
+
+
+class _BlockHasher:
+    """SHA-256 of blocks fed in order, on a helper thread (hashlib releases the GIL)."""
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256()
+        self._queue: SimpleQueue[bytes | None] = SimpleQueue()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="sessionlens-sha256")
+        self._thread.start()
+        self._closed = False
+        #: Bytes fed so far: the size of what was loaded.
+        self.size = 0
+
+    def _run(self) -> None:
+        while (block := self._queue.get()) is not None:
+            self._sha.update(block)
+
+    def feed(self, block: bytes) -> None:
+        self.size += len(block)
+        self._queue.put(block)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._queue.put(None)
+            self._thread.join()
+
+    def hex(self) -> str:
+        self.close()
+        return self._sha.hexdigest()
+
+
 def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None] | None = None,
                     cancel: Callable[[], bool] | None = None) -> Transcript:
-    """Load one transcript file; per-line problems end up in ``diagnostics``."""
+    """Load one transcript file; per-line problems end up in ``diagnostics``.
+
+    pi / OpenClaw files are streamed (``iter_file_lines``): the file's bytes are never all
+    in memory beside the entries built from them, and its hash is taken from the same reads
+    on another core. Claude Code and Codex files are read whole for their adapters.
+    """
     path = Path(path)
     _check_path(path)
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read()
+        fh = open(path, "rb")
     except OSError as exc:
         raise LoadError(path, f"cannot read: {exc.strerror or exc}") from exc
+    with fh:
+        try:
+            st = os.fstat(fh.fileno())
+            head = _head_of(fh)
+            fmt = sniff_format(head, str(path))
+            if fmt in _ADAPTERS:
+                data = head + fh.read()
+            else:
+                fh.seek(0)
+                return _stream_pi(fh, path, st.st_size, st.st_mtime_ns, on_progress, cancel)
+        except OSError as exc:
+            raise LoadError(path, f"cannot read: {exc.strerror or exc}") from exc
     return load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns,
                                  on_progress=on_progress, cancel=cancel)
+
+
+def _stream_pi(fh: BinaryIO, path: Path, size: int, mtime_ns: int,
+               on_progress: Callable[[int, int], None] | None,
+               cancel: Callable[[], bool] | None) -> Transcript:
+    hasher = _BlockHasher()
+    gc_was_on = gc.isenabled()
+    gc.disable()  # see load_transcript_bytes
+    try:
+        parsed = pi_format.parse_lines(iter_file_lines(fh, on_block=hasher.feed), size, path,
+                                       on_progress=on_progress, cancel=cancel)
+        return build_transcript(path, parsed.format, parsed.header, parsed.entries,
+                                parsed.diagnostics, hasher.size, mtime_ns, hasher.hex())
+    finally:
+        hasher.close()
+        if gc_was_on:
+            gc.enable()

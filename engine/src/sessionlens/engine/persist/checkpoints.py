@@ -10,7 +10,6 @@ a new ``<ts>_<uuid>.jsonl`` whose header points back at the checkpoint.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,7 +21,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.model import Transcript
 
 from .guard import read_unchanged_bytes
-from .lines import header_line, iso_timestamp, new_session_id, session_file_name
+from .lines import header_line, iso_timestamp, new_session_id, new_uuid, session_file_name
 from .store_write import StoreEdit, find_store, matching_session_keys, update_store
 from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_writable
 
@@ -57,7 +56,7 @@ class PostCompaction:
 
 
 def checkpoint_name(session_id: str) -> str:
-    return f"{session_id}{CHECKPOINT_MARK}{uuid.uuid4()}.jsonl"
+    return f"{session_id}{CHECKPOINT_MARK}{new_uuid()}.jsonl"
 
 
 def write_checkpoint(transcript: Transcript, data: bytes) -> Checkpoint:
@@ -91,7 +90,7 @@ def checkpoint_store_edit(store: Mapping[str, Any], transcript: Transcript,
         pre_sid = rec.get("sessionId") if isinstance(rec.get("sessionId"), str) else (
             checkpoint.session_id)
         entry: dict[str, Any] = {
-            "checkpointId": str(uuid.uuid4()), "sessionKey": key, "sessionId": pre_sid,
+            "checkpointId": new_uuid(), "sessionKey": key, "sessionId": pre_sid,
             "createdAt": created_ms, "reason": "manual", "tokensBefore": record.tokens_before,
         }
         if record.tokens_after is not None:

@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -159,7 +158,7 @@ def _create_lock(target: Path, lock: Path, body: bytes) -> None:
     the next run takes over, never an empty one that would look held for half an hour.
     Where hard links are unsupported, O_CREAT|O_EXCL plus a write is the fallback.
     """
-    tmp = lock.with_name(f".{lock.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
+    tmp = lock.with_name(f".{lock.name}.{os.urandom(6).hex()}{TEMP_SUFFIX}")
     try:
         _write_new_file(tmp, body)
         try:

@@ -10,7 +10,6 @@ written into the summary and listed in ``warnings``: nothing is lost silently.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -310,6 +309,8 @@ async def summarize_plan(
                identifier_policy, custom_identifier_instructions)
     if cancel is not None and cancel():
         raise SummarizationCancelled("summarization cancelled before it started")
+    import asyncio  # on first use: the CLI's other subcommands never pay for it
+
     task = asyncio.ensure_future(_summarize(transcript, plan, run))
     try:
         while True:
