@@ -53,10 +53,15 @@ class Heartbeat(QObject):
         self.last = time.perf_counter()
         self.worst = 0.0
         self.ticks = 0
+        #: (gap in s, when it ended) of every gap over 25 ms, to tell which step stalled
+        self.gaps: list[tuple[float, float]] = []
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        self.worst = max(self.worst, now - self.last)
+        gap = now - self.last
+        self.worst = max(self.worst, gap)
+        if gap > 0.025:
+            self.gaps.append((gap, now))
         self.last = now
         self.ticks += 1
 
@@ -141,6 +146,14 @@ def measure_open(app: QApplication, ctx: Any, beat: Heartbeat, path: Path,
     print(f"  context: reported {r.reported_context}, exact {r.exact_context:,}, estimate "
           f"{r.estimate_context:,}; whole file exact {r.exact_total:,} "
           f"({r.tokenized:,} texts tokenized, {r.cached:,} from the count cache)")
+    worst = sorted(beat.gaps, reverse=True)[:5]
+    if worst:
+        def step(at: float) -> str:
+            done = [k for k in ("loaded", "tokens", "plan", "file") if marks[k] <= at]
+            return f"after {done[-1]}" if done else "while loading"
+        print("  longest gaps: " + ", ".join(
+            f"{(g * 1000 - HEARTBEAT_MS):.0f} ms at {at - start:.2f} s ({step(at)})"
+            for g, at in worst))
     return stall, first_view
 
 

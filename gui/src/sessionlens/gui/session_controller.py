@@ -270,7 +270,10 @@ class SessionController(QObject):
             xs = np.fromiter((p.index for p in series), dtype=np.int64, count=len(series))
             ys = np.fromiter((p.tokens for p in series), dtype=np.int64, count=len(series))
             rep = np.fromiter((p.reported for p in series), dtype=bool, count=len(series))
-            return TokenView(r, series, xs, ys, rep, analyze_compactions(t, settings, r))
+            # forensics (the chart's compaction markers) follow with the whole file's count,
+            # unless that count is already known
+            forensics = analyze_compactions(t, settings, r) if r.complete else ()
+            return TokenView(r, series, xs, ys, rep, forensics)
 
         self._tasks.run(job, on_done=lambda v: self._on_counted(t, v), on_error=self._on_error,
                         on_progress=lambda d, n: self.progress.emit("count", d, n), group="count",
@@ -287,20 +290,22 @@ class SessionController(QObject):
         """Count every entry in the background once the context is shown; True while it runs.
 
         Only the calling worker counts (``helpers=False``): the UI thread keeps a core.
-        Estimates, series and forensics do not change with the report's scope, so the view
-        keeps them and only swaps the report.
+        Estimates and the series do not change with the report's scope, so the view keeps
+        them, swaps the report and gains the compactions' forensics (from the full report's
+        estimates, so they cost no second measuring pass).
         """
         t, view = self.transcript, self.tokens
         if t is None or view is None or view.report.complete:
             return False
         if self._file_count is not None:
             return True
-        encoding = view.report.encoding
+        encoding, settings = view.report.encoding, self.settings
         self.progress.emit("count", 0, len(t.entries))
 
         def job(report: Progress, cancelled: CancelCheck) -> TokenView:
             r = count_tokens(t, encoding, on_progress=report, cancel=cancelled, helpers=False)
-            return dataclasses.replace(view, report=r)
+            return dataclasses.replace(view, report=r,
+                                       forensics=analyze_compactions(t, settings, r))
 
         def failed(exc: BaseException) -> None:
             self._file_count = None

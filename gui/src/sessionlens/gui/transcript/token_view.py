@@ -173,8 +173,10 @@ class TokenPanel(QWidget):
 
     def _on_tokens(self, view: TokenView) -> None:
         if view.series is self._charted:
-            # the whole file's count came in: the chart is unchanged, only its totals are new
+            # the whole file's count came in: the curve is unchanged; totals, the breakdown
+            # and the compaction markers (forensics) are new
             self._show_totals(view)
+            self._show_marks(view)
             self._show_breakdown()
             return
         self._render(view)
@@ -195,10 +197,13 @@ class TokenPanel(QWidget):
         self._charted = view.series
         self._show_totals(view)
         self.chart.set_series(view, len(self._path()), self._c.context_window(), self._c.threshold())
+        self._show_marks(view)
+        self._show_breakdown()
+
+    def _show_marks(self, view: TokenView) -> None:
         marks = [(self._c.path_pos[f.compaction_id], self._compaction_tip(f))
                  for f in view.forensics if f.compaction_id in self._c.path_pos]
         self.chart.set_compactions([m[0] for m in marks], [m[1] for m in marks])
-        self._show_breakdown()
 
     def _refresh_window(self) -> None:
         if self._c.tokens is not None:
