@@ -167,3 +167,16 @@ def test_row_clock_is_strftimes(ts: str) -> None:
     except ValueError:
         want = ts[:19]
     assert tr._clock(ts) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=400),
+                    lambda kids: st.lists(kids, max_size=350)
+                    | st.dictionaries(st.text(max_size=8), kids, max_size=20), max_leaves=30))
+def test_a_tool_call_preview_is_the_start_of_its_whole_json(arguments: Any) -> None:
+    import json
+
+    from sessionlens.gui.transcript import timeline_rows as tr
+
+    whole = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))
+    assert tr._args(arguments) == tr._one_line(whole[: tr.PREVIEW_CHARS * 2])

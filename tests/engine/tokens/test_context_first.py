@@ -36,7 +36,7 @@ def _agree(t: Transcript) -> None:
     assert context_series(t, first) == context_series(t, full)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(transcripts())
 def test_context_first_count_equals_the_full_counts_context(t: Transcript) -> None:
     _agree(t)
@@ -57,7 +57,7 @@ def test_the_full_report_is_returned_once_it_exists() -> None:
     assert count_context_tokens(t) is full
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(transcripts())
 def test_the_quick_pi_estimate_is_measure_entrys(t: Transcript) -> None:
     for e in t.entries:

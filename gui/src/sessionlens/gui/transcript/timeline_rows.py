@@ -84,10 +84,27 @@ def _one_line(text: str) -> str:
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
 
+#: What ``json.dumps(..., ensure_ascii=False, separators=(", ", ": "))`` builds on every call.
+_ARGS_JSON = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
+def _head(value: object, n: int) -> object:
+    """``value`` with every string and list cut to ``n`` items: its JSON starts with the same
+    ``n`` characters as the whole value's (a "write" call's 1 MB content is not dumped whole
+    for a one-line preview)."""
+    if isinstance(value, str):
+        return value[:n]
+    if isinstance(value, (list, tuple)):
+        return [_head(v, n) for v in value[:n]]
+    if isinstance(value, dict):
+        return {k: _head(v, n) for k, v in list(value.items())[:n]}
+    return value
+
+
 def _args(arguments: object) -> str:
     """Tool arguments as compact JSON for a one-line preview."""
     try:
-        text = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))
+        text = _ARGS_JSON.encode(_head(arguments, PREVIEW_CHARS * 2))
     except (TypeError, ValueError):
         text = str(arguments)
     return _one_line(text[: PREVIEW_CHARS * 2])
