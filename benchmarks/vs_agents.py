@@ -45,7 +45,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load import Gen  # noqa: E402  (the load benchmark's entry generator)
+from load import generate  # noqa: E402  (the load benchmark's generator)
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_MODULES = ROOT / "tests" / "fidelity" / "node" / "node_modules"
@@ -181,26 +181,9 @@ def build_from_samples(path: Path, size_mb: float, seed: int) -> None:
 
 def build_generated(path: Path, size_mb: float, seed: int) -> None:
     """``load.py``'s generated turns (tools, thinking, images, labels, branch summaries)."""
-    g = Gen(seed)
-    target = int(size_mb * (1 << 20))
-    compactions, branches = _milestones(target)
-    with open(path, "wb") as fh:
-        fh.write(orjson.dumps({"type": "session", "version": 3, "id": "bench-generated",
-                               "timestamp": "2026-01-01T00:00:00.000Z",
-                               "cwd": "/home/dev/project"}) + b"\n")
-        size = 0
-        while size < target:
-            for line in g.extras() + g.turn():
-                fh.write(line)
-                size += len(line)
-            if compactions and size >= compactions[0]:
-                compactions.pop(0)
-                line = g.compaction()
-                fh.write(line)
-                size += len(line)
-            if branches and size >= branches[0]:
-                branches.pop(0)
-                g.leaf = g.ids[-g.rnd.randint(4, 12)]
+    compactions, branches = _milestones(int(size_mb * (1 << 20)))
+    generate(path, size_mb, seed, compactions=compactions, branches=branches,
+             session_id="bench-generated")
 
 
 # --------------------------------------------------------------------------- measuring

@@ -51,24 +51,6 @@ def usage_count(value: Any) -> int:
     return 0
 
 
-def iter_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
-    """Yield ``(line_no, offset, end)`` for each line, without its ``\\r\\n`` / ``\\n``.
-
-    ``line_no`` is 1-based; a UTF-8 BOM at the very start is left out of line 1.
-    """
-    pos = 3 if data.startswith(_BOM) else 0
-    size = len(data)
-    find = data.find
-    line_no = 0
-    while pos < size:
-        line_no += 1
-        nl = find(b"\n", pos)
-        end = size if nl < 0 else nl
-        stop = end - 1 if end > pos and data[end - 1] == 13 else end
-        yield line_no, pos, stop
-        pos = end + 1
-
-
 #: One line: 1-based number, start and stop offsets in the file (stop before ``\r\n``), its
 #: bytes, and whether a newline ended it (only a file's last line may lack one).
 RawLine = tuple[int, int, int, bytes, bool]
@@ -78,7 +60,8 @@ READ_BLOCK = 8 << 20
 
 
 def iter_raw_lines(data: bytes) -> Iterator[RawLine]:
-    """``iter_lines`` with each line's bytes and whether it ended with a newline."""
+    """Each line's number, span (without its ``\\r\\n`` / ``\\n``), bytes, and whether a newline
+    ended it. ``line_no`` is 1-based; a UTF-8 BOM at the very start is left out of line 1."""
     pos = 3 if data.startswith(_BOM) else 0
     size = len(data)
     find = data.find
@@ -138,6 +121,15 @@ def iter_file_lines(fh: BinaryIO, *, on_block: Callable[[bytes], None] | None = 
             nl = find(b"\n", pos)
 
 
+def iter_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
+    """Yield ``(line_no, offset, end)`` for each line, without its ``\\r\\n`` / ``\\n``.
+
+    ``line_no`` is 1-based; a UTF-8 BOM at the very start is left out of line 1.
+    """
+    for line_no, start, stop, _raw, _ended in iter_raw_lines(data):
+        yield line_no, start, stop
+
+
 def recover_line(raw: bytes, exc: Exception, line_no: int, spath: str,
                  diags: list[Diagnostic], *, last: bool) -> Any:
     """Explain why a line failed; a line whose only fault is bad UTF-8 still loads."""
@@ -174,22 +166,19 @@ def iter_objects(data: bytes, path: Path | str, diags: list[Diagnostic], *,
     total = len(data)
     next_report = PROGRESS_STEP
     loads = orjson.loads
-    ends_with_newline = data.endswith(b"\n")
-    for line_no, start, stop in iter_lines(data):
+    for line_no, start, stop, raw, ended in iter_raw_lines(data):
         if start >= next_report:
             next_report = start + PROGRESS_STEP
             if cancel is not None and cancel():
                 raise LoadCancelled(path, f"cancelled at byte {start} of {total}")
             if on_progress is not None:
                 on_progress(start, total)
-        raw = data[start:stop]
         if not raw.strip():
             continue
         try:
             obj = loads(raw)
         except orjson.JSONDecodeError as exc:
-            obj = recover_line(raw, exc, line_no, spath, diags,
-                               last=stop >= total and not ends_with_newline)
+            obj = recover_line(raw, exc, line_no, spath, diags, last=not ended)
             if obj is None:
                 continue
         if type(obj) is not dict:
