@@ -15,7 +15,9 @@ In one run, round-robin (so a busy machine slows every contender alike), medians
                 first run on a machine)
   inspect-warm  the same command again with the same cache (the file opened again)
 
-Ratios are against pi's open + buildSessionContext. Two inputs, both with compactions and
+Ratios are against pi's open + buildSessionContext (wall time, as asked); the CPU time of each
+whole process is printed beside it, since wall time on a shared machine also measures the
+other jobs. Two inputs, both with compactions and
 side branches and a replayed context of about a window's worth: one re-linked from the real
 samples' entries (``/work/shared/samples``, never copied into the repository), one from this
 benchmark's own generator (``load.py``'s entry generator with compactions near the end).
@@ -194,12 +196,15 @@ class Figures:
 
     seconds: list[float] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
+    #: user + system CPU seconds of the whole process (all its threads): steadier than wall
+    #: time on a machine other jobs keep busy
+    cpu: list[float] = field(default_factory=list)
     rss: list[int] = field(default_factory=list)
     extra: dict[str, list[float]] = field(default_factory=dict)
 
 
-def run_measured(cmd: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS (bytes) and stdout of one process."""
+def run_measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds, peak RSS (bytes) and stdout of one process."""
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
@@ -213,7 +218,7 @@ def run_measured(cmd: list[str], env: dict[str, str]) -> tuple[float, int, str]:
         text = out.read().decode()
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed ({proc.returncode}): {err.strip()[-2000:]}")
-    return wall, usage.ru_maxrss * 1024, text
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, text
 
 
 def median(xs: list[float]) -> float:
@@ -243,9 +248,10 @@ def bench(path: Path, runs: int, work: Path, env: dict[str, str]) -> dict[str, F
     answers: dict[str, Any] = {}
     for _ in range(runs):
         for name, cmd in contenders(path, work, env):
-            wall, rss, out = run_measured(cmd, env)
+            wall, cpu, rss, out = run_measured(cmd, env)
             f = figures.setdefault(name, Figures())
             f.wall.append(wall)
+            f.cpu.append(cpu)
             f.rss.append(rss)
             data = json.loads(out)
             if name.startswith("inspect"):
@@ -275,8 +281,8 @@ def report(title: str, path: Path, figures: dict[str, Figures]) -> dict[str, flo
     size = path.stat().st_size
     print(f"\n{title}: {path.name}, {size / 1e6:.1f} MB")
     pi = median(figures["pi"].seconds) if "pi" in figures else float("nan")
-    print(f"  {'':<13} {'median s':>9} {'process s':>10} {'peak RSS':>10} {'RSS/file':>9} "
-          f"{'vs pi':>7}")
+    print(f"  {'':<13} {'median s':>9} {'process s':>10} {'CPU s':>7} {'peak RSS':>10} "
+          f"{'RSS/file':>9} {'vs pi':>7}")
     out: dict[str, float] = {}
     for name, f in figures.items():
         s = median(f.seconds)
@@ -286,7 +292,8 @@ def report(title: str, path: Path, figures: dict[str, Figures]) -> dict[str, flo
             note = f"  (load alone {median(f.extra['load_s']):.3f} s)"
         if "import_s" in f.extra:
             note = f"  (Node start + import not included: {median(f.extra['import_s']):.3f} s)"
-        print(f"  {name:<13} {s:9.3f} {median(f.wall):10.3f} {rss / 2**20:8.0f} MiB "
+        print(f"  {name:<13} {s:9.3f} {median(f.wall):10.3f} {median(f.cpu):7.3f} "
+              f"{rss / 2**20:8.0f} MiB "
               f"{rss / size:8.2f}x {s / pi:6.2f}x{note}")
         out[name] = s / pi
         out[name + ":rss"] = rss / size

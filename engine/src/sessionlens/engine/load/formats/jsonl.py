@@ -55,8 +55,9 @@ def usage_count(value: Any) -> int:
 #: bytes, and whether a newline ended it (only a file's last line may lack one).
 RawLine = tuple[int, int, int, bytes, bool]
 
-#: Bytes read at a time when a file is streamed rather than read whole.
-READ_BLOCK = 8 << 20
+#: Bytes read at a time when a file is streamed rather than read whole (bigger blocks were
+#: slower: every fresh multi-MB buffer costs page faults).
+READ_BLOCK = 1 << 20
 
 
 def iter_raw_lines(data: bytes) -> Iterator[RawLine]:
@@ -110,15 +111,22 @@ def iter_file_lines(fh: BinaryIO, *, on_block: Callable[[bytes], None] | None = 
                 stop = size - 1 if buf[size - 1] == 13 else size
                 yield line_no + 1, offset + pos, offset + stop, buf[pos:stop], False
             return
-        find = buf.find
-        nl = find(b"\n", pos)
-        want = want * 2 if nl < 0 else block
-        while nl >= 0:
+        last_nl = buf.rfind(b"\n", pos)
+        if last_nl < 0:  # no line ends in what was read: read more, twice as much
+            want *= 2
+            continue
+        want = block
+        # split the complete lines in C; each one's offsets follow from the lengths
+        start = offset + pos
+        for raw in buf[pos:last_nl].split(b"\n"):
             line_no += 1
-            stop = nl - 1 if nl > pos and buf[nl - 1] == 13 else nl
-            yield line_no, offset + pos, offset + stop, buf[pos:stop], True
-            pos = nl + 1
-            nl = find(b"\n", pos)
+            n = len(raw)
+            if n and raw[n - 1] == 13:
+                yield line_no, start, start + n - 1, raw[:-1], True
+            else:
+                yield line_no, start, start + n, raw, True
+            start += n + 1
+        pos = last_nl + 1
 
 
 def iter_lines(data: bytes) -> Iterator[tuple[int, int, int]]:
