@@ -41,6 +41,13 @@ _new_assistant = fast_constructor(Message, (*_BASE, "api", "provider", "model", 
                                             "stop_reason", "error_message"))
 _new_tool_result = fast_constructor(Message, (*_BASE, "tool_call_id", "tool_name",
                                               "is_error"))
+# ... and the blocks and usage inside them (a 100 MB file holds ~100,000 of these)
+_new_text = fast_constructor(TextBlock, ("text", "signature"))
+_new_thinking = fast_constructor(ThinkingBlock, ("thinking", "redacted", "signature"))
+_new_call = fast_constructor(ToolCallBlock, ("id", "name", "arguments", "partial_json"))
+_new_image = fast_constructor(ImageBlock, ("mime_type", "data"))
+_new_usage = fast_constructor(Usage, ("input", "output", "cache_read", "cache_write",
+                                      "total_tokens", "cost_total", "context_usage"))
 
 
 class FieldReader:
@@ -229,14 +236,14 @@ class FieldReader:
         context_usage = None
         if type(cu) is dict and cu.get("state") == "available" and type(cu.get("totalTokens")) is int:
             context_usage = cu["totalTokens"]
-        return Usage(usage_count(u.get("input")), usage_count(u.get("output")),
-                     usage_count(u.get("cacheRead")), usage_count(u.get("cacheWrite")),
-                     usage_count(u.get("totalTokens")), cost_total, context_usage)
+        return _new_usage(usage_count(u.get("input")), usage_count(u.get("output")),
+                          usage_count(u.get("cacheRead")), usage_count(u.get("cacheWrite")),
+                          usage_count(u.get("totalTokens")), cost_total, context_usage)
 
     def blocks(self, raw: Any) -> tuple[tuple[ContentBlock, ...], bool]:
         """Content blocks and whether the file held a plain string."""
         if type(raw) is str:
-            return (TextBlock(raw),), True
+            return (_new_text(raw, None),), True
         if raw is None:
             return (), False
         if type(raw) is not list:
@@ -249,24 +256,24 @@ class FieldReader:
             if kind == "text":
                 text = b.get("text")
                 sig = b.get("textSignature")
-                append(TextBlock(text if type(text) is str else "",
+                append(_new_text(text if type(text) is str else "",
                                  sig if type(sig) is str else None))
             elif kind == "toolCall":
                 tid = b.get("id")
                 name = b.get("name")
                 partial = b.get("partialJson")
-                append(ToolCallBlock(tid if type(tid) is str else "",
-                                     name if type(name) is str else "", b.get("arguments"),
-                                     partial if type(partial) is str else None))
+                append(_new_call(tid if type(tid) is str else "",
+                                 name if type(name) is str else "", b.get("arguments"),
+                                 partial if type(partial) is str else None))
             elif kind == "thinking":
                 text = b.get("thinking")
                 sig = b.get("thinkingSignature")
-                append(ThinkingBlock(text if type(text) is str else "", b.get("redacted") is True,
+                append(_new_thinking(text if type(text) is str else "", b.get("redacted") is True,
                                      sig if type(sig) is str else None))
             elif kind == "image":
                 data = b.get("data")
                 mime = b.get("mimeType")
-                append(ImageBlock(mime if type(mime) is str else "",
+                append(_new_image(mime if type(mime) is str else "",
                                   data if type(data) is str else ""))
             elif type(b) is not dict:
                 self.warn("a content block is not an object; skipped")
