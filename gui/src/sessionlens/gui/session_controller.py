@@ -233,9 +233,9 @@ class SessionController(QObject):
         self.selected_id = None
         if keep is not None and keep in t.index:
             self.select(keep)
-        # the context's count starts at once (it is short, and the three numbers are what the
-        # user opened the file for); later steps wait for a paint
-        self._count_if_current(t)
+        # the rows paint first: starting the context's count at once made the longest UI
+        # stalls worse (benchmarks/gui_responsiveness.py, 6 runs each) for no steady gain
+        self._after_paint(lambda: self._count_if_current(t))
 
     def _after_paint(self, step: Callable[[], None]) -> None:
         """Run ``step`` once the UI has had a moment to paint (one pending step at a time)."""
