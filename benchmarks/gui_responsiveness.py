@@ -1,10 +1,12 @@
 """GUI responsiveness: open the ~100 MB benchmark transcript in the real main window.
 
 Prints:
-  * the longest stall of the Qt event loop while loading, counting and planning, measured
-    with a 5 ms QTimer heartbeat (target: under 50 ms);
-  * the time from ``open`` to the first paint of the timeline with rows in it, and to
-    tokens counted / plan ready / settled;
+  * the longest stall of the Qt event loop while loading, counting the context, planning
+    and counting the rest of the file, measured with a 5 ms QTimer heartbeat (target: under
+    50 ms);
+  * the time from ``open`` to the first view: the timeline painted with rows, the chart and
+    the totals line (reported / exact / estimate of the current context) painted after the
+    context's count arrived (target: 1.5 s); then to the plan and the whole file counted;
   * the longest stall while scrolling the timeline end to end, while filtering it, and
     while dragging the cut line (re-plans run off the UI thread).
 
@@ -22,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,6 +36,7 @@ from load import generate  # noqa: E402  (the LOADER's generator, same data as i
 
 HEARTBEAT_MS = 5
 TARGET_STALL_MS = 50.0
+TARGET_FIRST_VIEW_S = 1.5
 
 
 class Heartbeat(QObject):
@@ -49,10 +53,15 @@ class Heartbeat(QObject):
         self.last = time.perf_counter()
         self.worst = 0.0
         self.ticks = 0
+        #: (gap in s, when it ended) of every gap over 25 ms, to tell which step stalled
+        self.gaps: list[tuple[float, float]] = []
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        self.worst = max(self.worst, now - self.last)
+        gap = now - self.last
+        self.worst = max(self.worst, gap)
+        if gap > 0.025:
+            self.gaps.append((gap, now))
         self.last = now
         self.ticks += 1
 
@@ -85,6 +94,69 @@ def wait_until(app: QApplication, cond: Callable[[], bool], timeout_s: float = 6
         time.sleep(0.001)
 
 
+def measure_open(app: QApplication, ctx: Any, beat: Heartbeat, path: Path,
+                 label: str) -> tuple[float, float | None]:
+    """Open ``path`` and wait for everything; print and return (longest stall, first view)."""
+    win, c = ctx.window, ctx.controller
+    marks: dict[str, float] = {}
+    paint = FirstPaint(lambda: win.timeline.model.rowCount() > 0 and "loaded" in marks)
+    win.timeline.list.viewport().installEventFilter(paint)
+    # the three numbers and the chart count as shown once they paint after the context's count
+    totals_paint = FirstPaint(lambda: "tokens" in marks)
+    win.tokens.totals.installEventFilter(totals_paint)
+    chart_paint = FirstPaint(lambda: "tokens" in marks)
+    win.tokens.chart.viewport().installEventFilter(chart_paint)
+
+    def on_tokens(view: Any) -> None:
+        marks.setdefault("tokens", time.perf_counter())
+        if view.report.complete:
+            marks.setdefault("file", time.perf_counter())
+
+    hooks = [(c.loaded, lambda _t: marks.setdefault("loaded", time.perf_counter())),
+             (c.tokens_ready, on_tokens),
+             (c.plan_ready, lambda _p: marks.setdefault("plan", time.perf_counter())),
+             (c.plan_failed, lambda _m: marks.setdefault("plan", time.perf_counter()))]
+    for signal, slot in hooks:
+        signal.connect(slot)
+    beat.reset()
+    start = time.perf_counter()
+    c.open(path)
+    wait_until(app, lambda: "plan" in marks and "file" in marks and not c.is_busy())
+    stall, ticks = beat.stall_ms, beat.ticks
+    for signal, slot in hooks:
+        signal.disconnect(slot)
+    for widget, flt in ((win.timeline.list.viewport(), paint), (win.tokens.totals, totals_paint),
+                        (win.tokens.chart.viewport(), chart_paint)):
+        widget.removeEventFilter(flt)
+    t, r = c.transcript, c.tokens.report
+    print(f"\n{label}: {len(t.entries):,} entries, {len(t.active_path):,} on the active path, "
+          f"{len(t.compactions)} compactions, {len(t.diagnostics)} diagnostics")
+    print(f"  longest event-loop stall while loading, counting the context, planning and "
+          f"counting the rest: {stall:.1f} ms (target < {TARGET_STALL_MS:.0f} ms; {ticks} "
+          "heartbeats)")
+    first_view = None
+    if paint.at is not None and totals_paint.at is not None and chart_paint.at is not None:
+        first_view = max(paint.at, totals_paint.at, chart_paint.at) - start
+        print(f"  first view (timeline rows, chart, the context's three numbers painted): "
+              f"{first_view:.2f} s (target <= {TARGET_FIRST_VIEW_S} s); timeline alone "
+              f"{paint.at - start:.2f} s")
+    for key, what in (("loaded", "loaded"), ("tokens", "context counted"), ("plan", "planned"),
+                      ("file", "whole file counted")):
+        print(f"  {what:<19} after {marks[key] - start:.2f} s")
+    print(f"  context: reported {r.reported_context}, exact {r.exact_context:,}, estimate "
+          f"{r.estimate_context:,}; whole file exact {r.exact_total:,} "
+          f"({r.tokenized:,} texts tokenized, {r.cached:,} from the count cache)")
+    worst = sorted(beat.gaps, reverse=True)[:5]
+    if worst:
+        def step(at: float) -> str:
+            done = [k for k in ("loaded", "tokens", "plan", "file") if marks[k] <= at]
+            return f"after {done[-1]}" if done else "while loading"
+        print("  longest gaps: " + ", ".join(
+            f"{(g * 1000 - HEARTBEAT_MS):.0f} ms at {at - start:.2f} s ({step(at)})"
+            for g, at in worst))
+    return stall, first_view
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size-mb", type=float, default=100.0)
@@ -113,30 +185,15 @@ def main(argv: list[str] | None = None) -> int:
         app.processEvents()
 
     beat = Heartbeat()
-    paint = FirstPaint(lambda: win.timeline.model.rowCount() > 0)
-    win.timeline.list.viewport().installEventFilter(paint)
-    marks: dict[str, float] = {}
-    c.loaded.connect(lambda _t: marks.setdefault("loaded", time.perf_counter()))
-    c.tokens_ready.connect(lambda _v: marks.setdefault("tokens", time.perf_counter()))
-    c.plan_ready.connect(lambda _p: marks.setdefault("plan", time.perf_counter()))
-    c.plan_failed.connect(lambda _m: marks.setdefault("plan", time.perf_counter()))
-
     beat.timer.start()
-    beat.reset()
-    start = time.perf_counter()
-    c.open(path)
-    wait_until(app, lambda: "plan" in marks and not c.is_busy())
-    load_stall, ticks = beat.stall_ms, beat.ticks
+    results = [measure_open(app, ctx, beat, path, "first open (count cache cold)")]
+    # the same file again: what the window shows when a session is reopened
+    results.append(measure_open(app, ctx, beat, path, "opened again (count cache warm)"))
+    load_stall = max(stall for stall, _ in results)
+    first_view = max((fv for _, fv in results), default=None) if all(
+        fv is not None for _, fv in results) else None
     t = c.transcript
     assert t is not None
-    print(f"transcript: {len(t.entries):,} entries, {len(t.active_path):,} on the active path, "
-          f"{len(t.compactions)} compactions, {len(t.diagnostics)} diagnostics")
-    print(f"longest event-loop stall while loading+counting+planning: {load_stall:.1f} ms "
-          f"(target < {TARGET_STALL_MS:.0f} ms; {ticks} heartbeats)")
-    if paint.at is not None:
-        print(f"time to first paint of the timeline: {paint.at - start:.2f} s")
-    for key in ("loaded", "tokens", "plan"):
-        print(f"  {key:<7} after {marks[key] - start:.2f} s")
 
     # scroll the timeline from top to bottom in 40 jumps, painting each frame
     bar = win.timeline.list.verticalScrollBar()
@@ -195,7 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         print("no plan to drag (nothing to compact)")
 
     ok = load_stall < TARGET_STALL_MS
-    print("RESULT:", "meets" if ok else "misses", f"the {TARGET_STALL_MS:.0f} ms target while loading")
+    print("RESULT:", "meets" if ok else "misses", f"the {TARGET_STALL_MS:.0f} ms target while "
+          "loading and counting (both opens)")
+    fv_ok = first_view is not None and first_view <= TARGET_FIRST_VIEW_S
+    print("RESULT:", "meets" if fv_ok else "misses", f"the {TARGET_FIRST_VIEW_S} s first-view "
+          "target (both opens)")
     ctx.tasks.shutdown()
     win.close()
     return 0

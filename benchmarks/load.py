@@ -152,12 +152,18 @@ class Gen:
                         details={"readFiles": ["a.py", "b.py"], "modifiedFiles": ["c.py"]})
 
 
-def generate(path: Path, size_mb: float, seed: int) -> None:
+def generate(path: Path, size_mb: float, seed: int, *, compactions: list[int] | None = None,
+             branches: list[int] | None = None, session_id: str = "bench-0000") -> None:
+    """Write the transcript; compactions fall every 1/12 of the size unless ``compactions``
+    gives the byte sizes at which they fall, and ``branches`` those at which a side branch
+    is left behind (the next turn continues from a few entries back)."""
     g = Gen(seed)
     target = int(size_mb * (1 << 20))
-    next_compaction = target // 12
+    step = target // 12
+    due = list(compactions) if compactions is not None else list(range(step, target + step, step))
+    forks = list(branches or [])
     with open(path, "wb") as fh:
-        fh.write(orjson.dumps({"type": "session", "version": 3, "id": "bench-0000",
+        fh.write(orjson.dumps({"type": "session", "version": 3, "id": session_id,
                                "timestamp": "2026-01-01T00:00:00.000Z",
                                "cwd": "/home/dev/project"}) + b"\n")
         written = 0
@@ -165,11 +171,14 @@ def generate(path: Path, size_mb: float, seed: int) -> None:
             for line in g.extras() + g.turn():
                 fh.write(line)
                 written += len(line)
-            if written >= next_compaction:
+            if due and written >= due[0]:
+                due.pop(0)
                 line = g.compaction()
                 fh.write(line)
                 written += len(line)
-                next_compaction += target // 12
+            if forks and written >= forks[0]:
+                forks.pop(0)
+                g.leaf = g.ids[-g.rnd.randint(4, 12)]
 
 
 def bare_json_loop(path: Path) -> float:

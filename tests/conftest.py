@@ -26,6 +26,12 @@ def _tiktoken_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["TIKTOKEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("tiktoken-cache"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Subcommands run in-process keep their count cache in a temp folder, not the user's."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+
+
 @pytest.fixture(scope="session")
 def samples_dir() -> Path:
     """The real samples folder; skips the test when it is absent."""

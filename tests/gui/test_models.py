@@ -6,6 +6,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from fixtures.gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
 from sessionlens.engine import SessionInfo, load_transcript
 from sessionlens.gui.roles import EntryIdRole, FilterRole, ItemRole, MarksRole, SortRole
@@ -138,3 +142,41 @@ def test_read_rows_helper_matches_file(tmp_path: Path) -> None:
     rows = small_session_rows()
     path = write_rows(tmp_path / "s.jsonl", rows)
     assert read_rows(path) == rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "bb", " ", "\n", "\t", "word", "x" * 170, " " * 900]),
+                max_size=60))
+def test_a_preview_reads_only_what_it_needs_and_reads_as_the_whole(parts: list[str]) -> None:
+    from sessionlens.gui.transcript import timeline_rows as tr
+
+    text = "".join(parts)
+    flat = " ".join(text.split())
+    want = flat if len(flat) <= tr.PREVIEW_CHARS else flat[: tr.PREVIEW_CHARS - 1] + "…"
+    assert tr._one_line(text) == want
+
+
+@pytest.mark.parametrize("ts", ["2026-01-31T06:10:40.884Z", "2026-01-31 06:10:40+02:00",
+                                "2028-02-29T23:59:59Z", "2026-02-30T10:00:00Z", "garbage", ""])
+def test_row_clock_is_strftimes(ts: str) -> None:
+    from sessionlens.gui.transcript import timeline_rows as tr
+
+    try:
+        want = datetime.fromisoformat(ts.replace("Z", "+00:00")).strftime("%m-%d %H:%M:%S") \
+            if ts else ""
+    except ValueError:
+        want = ts[:19]
+    assert tr._clock(ts) == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=400),
+                    lambda kids: st.lists(kids, max_size=350)
+                    | st.dictionaries(st.text(max_size=8), kids, max_size=20), max_leaves=30))
+def test_a_tool_call_preview_is_the_start_of_its_whole_json(arguments: Any) -> None:
+    import json
+
+    from sessionlens.gui.transcript import timeline_rows as tr
+
+    whole = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))
+    assert tr._args(arguments) == tr._one_line(whole[: tr.PREVIEW_CHARS * 2])

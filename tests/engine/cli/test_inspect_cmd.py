@@ -174,3 +174,59 @@ def test_inspect_lists_diagnostics_in_file_order(tmp_path: Path,
     r = run_json(capsys, "inspect", str(p))
     lines = [d["line"] for d in r["diagnostics"]]
     assert len(lines) == 3 and lines == sorted(lines)
+
+
+# ------------------------------------------------------------------ tokens: context first, cached
+
+def test_inspect_counts_the_context_and_says_the_file_was_not(
+        session_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sessionlens.engine.load.reader import load_transcript
+    from sessionlens.engine.tokens.count_cache import CountCache
+    from sessionlens.engine.tokens.counts import count_tokens
+
+    base = ["--basedir", str(tmp_path / "b")]
+    tok = run_json(capsys, "inspect", str(session_file), *base)["tokens"]
+    full = count_tokens(load_transcript(session_file), cache=CountCache())
+    assert tok["scope"] == "context" and tok["exact"] == full.exact_context
+    assert tok["file"] == {"counted": False, "exact": None, "by_role": None, "by_type": None,
+                           "pending_entries": 6 - 3}
+    assert tok["cache"]["persistent"] and tok["tokenized_texts"] == 3
+    assert "not counted" in (main(["inspect", str(session_file), *base]) == 0
+                             and capsys.readouterr().out)
+    whole = run_json(capsys, "inspect", str(session_file), "--file-tokens", *base)["tokens"]
+    assert whole["exact"] == tok["exact"] and whole["estimate"] == tok["estimate"]
+    assert whole["file"]["counted"] and whole["file"]["exact"] == full.exact_total
+    assert whole["file"]["by_role"] == dict(full.by_role or {})
+    # the first run remembered the context's texts; the rest repeats them (u1 is u2's "x")
+    assert (whole["tokenized_texts"], whole["cached_texts"]) == (0, full.tokenized) == (0, 3)
+    again = run_json(capsys, "inspect", str(session_file), "--file-tokens", *base)["tokens"]
+    assert again["tokenized_texts"] == 0 and again["file"] == whole["file"]
+
+
+def test_inspect_works_where_the_cache_folder_cannot_be_written(
+        session_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    normal = run_json(capsys, "inspect", str(session_file), "--basedir", str(tmp_path / "ok"))
+    ro = run_json(capsys, "inspect", str(session_file), "--basedir", str(blocker))
+    assert ro["tokens"]["cache"]["persistent"] is False and ro["tokens"]["cache"]["note"]
+    assert ro["tokens"]["exact"] == normal["tokens"]["exact"] > 0
+    assert not blocker.is_dir()
+
+
+def test_a_read_only_inspect_process_seeds_the_tokenizer_elsewhere(
+        session_file: Path, tmp_path: Path) -> None:
+    """No tokenizer cache yet and no writable cache folder: the data goes to a temp folder."""
+    import os
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
+    env.update(XDG_CACHE_HOME=str(blocker / "xdg"), TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "inspect", "--json",
+                           str(session_file), "--basedir", str(blocker / "b")],
+                          capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["tokens"]["exact"] > 0
+    assert any((tmp_path / "tmp").rglob("fb374d419588a4632f3f557e76b4b70aebbca790"))

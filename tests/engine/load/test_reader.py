@@ -234,3 +234,52 @@ def test_a_first_line_over_a_megabyte_is_still_detected(tmp_path: Path) -> None:
     t = load_transcript(p)
     assert t.header is not None and len(t.header.extra["note"]) == 3 << 20
     assert [e.id for e in t.entries] == ["a"]
+
+
+# ------------------------------------------------------------------ streamed pi / OpenClaw files
+
+@given(st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n", b"{}", b"\xef\xbb\xbf", b"xyz" * 9]),
+                max_size=40), st.integers(min_value=1, max_value=24))
+@settings(max_examples=300, deadline=None)
+def test_streamed_lines_are_the_lines_of_the_whole_bytes(parts: list[bytes], block: int) -> None:
+    import io
+
+    from sessionlens.engine.load.formats.jsonl import iter_file_lines, iter_raw_lines
+
+    data = b"".join(parts)
+    seen: list[bytes] = []
+    assert list(iter_file_lines(io.BytesIO(data), on_block=seen.append, block_size=block)) \
+        == list(iter_raw_lines(data))
+    assert b"".join(seen) == data
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_a_streamed_load_is_the_load_of_the_bytes(tmp_path: Path, block: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """BOM, CRLF, blank and bad lines, a line far longer than a block, no final newline."""
+    import hashlib
+
+    from sessionlens.engine.load.formats import jsonl
+
+    monkeypatch.setattr(jsonl, "READ_BLOCK", block)
+    data = (b"\xef\xbb\xbf" + lines(HEADER, user("a", None)).replace(b"\n", b"\r\n") + b"\n"
+            + b"{not json\n" + lines(user("b", "a", "long " * 5000), user("c", "b"))
+            + json.dumps(user("d", "c")).encode())
+    p = write(tmp_path, data)
+    streamed, whole = load_transcript(p), load_transcript_bytes(data, p)
+    assert streamed.entries == whole.entries and [e.id for e in streamed.entries] == list("abcd")
+    assert streamed.diagnostics == whole.diagnostics and len(streamed.diagnostics) == 1
+    assert streamed.context == whole.context and streamed.active_path == whole.active_path
+    assert streamed.file_size == len(data)
+    assert streamed.file_sha256 == hashlib.sha256(data).hexdigest() == whole.file_sha256
+
+
+@pytest.mark.samples
+@pytest.mark.parametrize("prefix", ["01_", "03_", "04_"])
+def test_streamed_samples_load_as_their_bytes(samples_dir: Path, prefix: str) -> None:
+    from fixtures.samples import sample_path
+
+    p = sample_path(samples_dir, prefix)
+    streamed, whole = load_transcript(p), load_transcript_bytes(p.read_bytes(), p)
+    assert streamed.entries == whole.entries and streamed.diagnostics == whole.diagnostics
+    assert streamed.file_sha256 == whole.file_sha256 and streamed.context == whole.context

@@ -320,7 +320,8 @@ def test_cancel_raises_load_cancelled() -> None:
 
 def test_cancel_mid_run_after_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 64)  # one small chunk per entry
-    t = transcript([msg_entry(f"{i:08x}", user("word " * 20)) for i in range(200)])
+    texts = [f"word {i} " * 20 for i in range(200)]  # distinct: equal texts count once
+    t = transcript([msg_entry(f"{i:08x}", user(x)) for i, x in enumerate(texts)])
     calls = {"cancel": 0}
     progress: list[int] = []
 
@@ -332,7 +333,8 @@ def test_cancel_mid_run_after_progress(monkeypatch: pytest.MonkeyPatch) -> None:
         count_tokens(t, "o200k_base", cancel=cancel, on_progress=lambda d, n: progress.append(d))
     assert 3 <= len(progress) and progress[-1] < len(t.entries)
     full = count_tokens(t, "o200k_base")
-    assert full.exact_total == 200 * len(get_encoding("o200k_base").encode_ordinary("word " * 20))
+    enc = get_encoding("o200k_base")
+    assert full.exact_total == sum(len(enc.encode_ordinary(x)) for x in texts)
 
 
 @settings(max_examples=25, deadline=None)

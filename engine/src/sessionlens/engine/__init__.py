@@ -16,6 +16,7 @@ so importing this package stays cheap for the command line.
 from __future__ import annotations
 
 from ._io.atomic import atomic_write_text
+from ._io.folders import user_folders
 from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
 from .audit.recorded import ChainAudit, audit_every_compaction
 from .audit.report import AuditReport, audit_compaction, audit_summary
@@ -121,7 +122,15 @@ from .summarize.runner import (
     summarize_plan,
 )
 from .summarize.serialize import serialize_entries
-from .tokens.counts import ContextPoint, EntryTokens, TokenReport, context_series, count_tokens
+from .tokens.counts import (
+    ContextPoint,
+    EntryTokens,
+    TokenReport,
+    context_series,
+    count_context_tokens,
+    count_tokens,
+    use_count_cache,
+)
 from .tokens.estimate import CHARS_PER_TOKEN
 from .tokens.tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
 
@@ -144,7 +153,8 @@ __all__ = [
     "discover_sessions", "load_transcript",
     # tokens
     "CHARS_PER_TOKEN", "ContextPoint", "ENCODING_NAMES", "EntryTokens", "TokenReport",
-    "context_series", "count_tokens", "ensure_tiktoken_data", "get_encoding",
+    "context_series", "count_context_tokens", "count_tokens", "ensure_tiktoken_data",
+    "get_encoding", "use_count_cache",
     # plan
     "CompactionPlan", "is_context_overflow", "plan_compaction", "plan_rerun",
     # summarize
@@ -163,6 +173,8 @@ __all__ = [
     # persist
     "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
     "require_writable", "restore_checkpoint", "RestorePlan", "plan_restore", "write_compaction",
+    # where SessionLens keeps its own files
+    "user_folders",
     # export
     "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
     "export_transcript",

@@ -71,7 +71,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     """Create the app objects (without starting the event loop or opening a file)."""
     from PySide6.QtWidgets import QApplication
 
-    from sessionlens.engine import ensure_tiktoken_data, get_encoding
+    from sessionlens.engine import ensure_tiktoken_data, get_encoding, use_count_cache
 
     from .compaction.mount import mount_compaction
     from .icons import ICON_KEYS, icon
@@ -87,6 +87,9 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     paths = AppPaths.resolve(args.basedir).ensure()
     # an explicit $TIKTOKEN_CACHE_DIR wins; otherwise the tokenizer data lives in our cache dir
     ensure_tiktoken_data(None if os.environ.get("TIKTOKEN_CACHE_DIR") else paths.tiktoken_cache)
+    # exact counts are remembered per text in the cache folder: a file opened again, or
+    # grown, tokenizes only what is new (the same cache as the CLI's)
+    use_count_cache(paths.cache_dir)
     prefs = Prefs(paths.settings_file)
     # Building tiktoken's BPE tables holds the GIL for ~0.5 s; doing it now, before the
     # window exists, keeps that pause out of the running event loop.

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-APP_NAME = "SessionLens"
 APP_ORG = "sessionlens"
 
 
@@ -40,18 +39,12 @@ class AppPaths:
 
     @classmethod
     def resolve(cls, basedir: Path | str | None = None) -> AppPaths:
-        """Resolve from platformdirs, or put everything under ``basedir``."""
-        if basedir is not None:
-            root = Path(basedir).expanduser().resolve()
-            return cls(root / "config", root / "data", root / "cache", root / "state", root)
-        import platformdirs
+        """Resolve from platformdirs, or put everything under ``basedir`` (the engine's rule,
+        so the CLI's ``--basedir`` finds the same cache)."""
+        from sessionlens.engine import user_folders
 
-        return cls(
-            Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)),
-            Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
-            Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),
-            Path(platformdirs.user_state_dir(APP_NAME, appauthor=False)),
-        )
+        f = user_folders(basedir)
+        return cls(f.config, f.data, f.cache, f.state, f.basedir)
 
     def ensure(self) -> AppPaths:
         """Create the directories (called once by the composition root)."""

@@ -3,7 +3,9 @@
 Views get this object injected and never call the engine themselves. Every engine call
 that can take time goes through ``TaskRunner`` (load, count, plan, row building, filter,
 discovery); results arrive here on the UI thread and are re-announced as signals.
-The chain after opening a file is: load -> rows -> count tokens -> plan -> ``settled``.
+The chain after opening a file is: load -> rows -> count the context's tokens -> plan ->
+count the rest of the file -> ``settled``. ``tokens_ready`` fires twice: first with the
+context's report (the three numbers, the chart), then with the whole file's.
 
 One truth: on load the engine resolves the compaction settings once (``resolve_settings``:
 the app's overrides, the ``openclaw.json`` that governs the file, the transcript's model),
@@ -13,6 +15,7 @@ window, threshold, tokens before or predicted after reads ``resolved`` and ``fig
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +38,7 @@ from sessionlens.engine import (
     analyze_compactions,
     config_for,
     context_series,
+    count_context_tokens,
     count_tokens,
     default_session_dirs,
     discover_sessions,
@@ -137,6 +141,8 @@ class SessionController(QObject):
         self.encoding = prefs.encoding()
         self.overrides = self._overrides_from_prefs()
         self._load_handle: TaskHandle | None = None
+        #: The background count of the whole file, while it runs.
+        self._file_count: TaskHandle | None = None
         self._busy = False
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
@@ -216,6 +222,7 @@ class SessionController(QObject):
         path = Path(path)
         if self._load_handle is not None:
             self._load_handle.cancel()
+        self._stop_file_count()
         self._set_busy(True)
         self.progress.emit("load", 0, 0)
         window = self.overrides.context_window
@@ -250,6 +257,7 @@ class SessionController(QObject):
     def cancel(self) -> None:
         """Stop loading/counting; whatever finished already stays on screen."""
         self._tasks.cancel_all()
+        self._stop_file_count()
         self._step_timer.stop()
         self._next_step = None
         self._load_handle = None
@@ -287,6 +295,8 @@ class SessionController(QObject):
         self.selected_id = None
         if keep is not None and keep in t.index:
             self.select(keep)
+        # the rows paint first: starting the context's count at once made the longest UI
+        # stalls worse (benchmarks/gui_responsiveness.py, 6 runs each) for no steady gain
         self._after_paint(lambda: self._count_if_current(t))
 
     def _after_paint(self, step: Callable[[], None]) -> None:
@@ -312,31 +322,83 @@ class SessionController(QObject):
 
     # counting and planning --------------------------------------------------------------------
     def _start_count(self, t: Transcript) -> None:
+        """Count what the model sees first (quick); the rest of the file follows the plan."""
         self._set_busy(True)
         self.progress.emit("count", 0, 0)
         encoding, settings = self.encoding, self.settings
+        self._stop_file_count()
 
-        def job(report: Progress, cancelled: CancelCheck) -> TokenView:
-            r = count_tokens(t, encoding, on_progress=report, cancel=cancelled,
-                             helpers=False)  # the UI thread keeps the other core
-            series = context_series(t, r)
+        def job(_report: Progress, cancelled: CancelCheck) -> TokenView:
+            r = count_context_tokens(t, encoding, cancel=cancelled)
+            series = context_series(t, r)  # the same series from either report's scope
             xs = np.fromiter((p.index for p in series), dtype=np.int64, count=len(series))
             ys = np.fromiter((p.tokens for p in series), dtype=np.int64, count=len(series))
             rep = np.fromiter((p.reported for p in series), dtype=bool, count=len(series))
-            return TokenView(r, series, xs, ys, rep, analyze_compactions(t, settings, r))
+            # forensics (the chart's compaction markers) follow with the whole file's count,
+            # unless that count is already known
+            forensics = analyze_compactions(t, settings, r) if r.complete else ()
+            return TokenView(r, series, xs, ys, rep, forensics)
 
         self._tasks.run(job, on_done=lambda v: self._on_counted(t, v), on_error=self._on_error,
                         on_progress=lambda d, n: self.progress.emit("count", d, n), group="count",
                         big=True)
 
-    def _on_counted(self, t: Transcript, view: TokenView) -> None:
-        if t is not self.transcript:
-            return
+    def _show_tokens(self, view: TokenView) -> None:
+        """Adopt a count (the context's, then the whole file's): the opened transcript's
+        figures use its report from now on."""
         self.tokens = view
         if self.opened is not None:
             self.opened = self.opened.with_tokens(view.report)
         self.tokens_ready.emit(view)
+
+    def _on_counted(self, t: Transcript, view: TokenView) -> None:
+        if t is not self.transcript:
+            return
+        self._show_tokens(view)
         self._after_paint(lambda: self._plan_if_current(t))
+
+    def _count_rest_of_file(self) -> bool:
+        """Count every entry in the background once the context is shown; True while it runs.
+
+        Only the calling worker counts (``helpers=False``): the UI thread keeps a core.
+        Estimates and the series do not change with the report's scope, so the view keeps
+        them, swaps the report and gains the compactions' forensics (from the full report's
+        estimates, so they cost no second measuring pass).
+        """
+        t, view = self.transcript, self.tokens
+        if t is None or view is None or view.report.complete:
+            return False
+        if self._file_count is not None:
+            return True
+        encoding, settings = view.report.encoding, self.settings
+        self.progress.emit("count", 0, len(t.entries))
+
+        def job(report: Progress, cancelled: CancelCheck) -> TokenView:
+            r = count_tokens(t, encoding, on_progress=report, cancel=cancelled, helpers=False)
+            return dataclasses.replace(view, report=r,
+                                       forensics=analyze_compactions(t, settings, r))
+
+        def failed(exc: BaseException) -> None:
+            self._file_count = None
+            self._on_error(exc)
+
+        self._file_count = self._tasks.run(
+            job, on_done=lambda v: self._on_file_counted(t, v), on_error=failed,
+            on_progress=lambda d, n: self.progress.emit("count", d, n), group="count-file",
+            big=True)
+        return True
+
+    def _stop_file_count(self) -> None:
+        if self._file_count is not None:
+            self._file_count.cancel()
+            self._file_count = None
+
+    def _on_file_counted(self, t: Transcript, view: TokenView) -> None:
+        self._file_count = None
+        if t is not self.transcript:
+            return
+        self._show_tokens(view)
+        self._finish()
 
     def _plan_if_current(self, t: Transcript) -> None:
         if t is self.transcript and self.tokens is not None:
@@ -374,6 +436,8 @@ class SessionController(QObject):
         self._finish()
 
     def _finish(self) -> None:
+        if self._count_rest_of_file():
+            return  # settles when the whole file is counted
         self.progress.emit("", 0, 0)
         self._set_busy(False)
         self.settled.emit()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -51,7 +50,7 @@ def is_temp_name(name: str) -> bool:
 def temp_name(target_name: str) -> str:
     """``.<target>.<pid>-<random><TEMP_SUFFIX>``: the pid lets a sweep tell a leftover of a
     dead process from the temp file of a write still running."""
-    return f".{target_name}.{os.getpid()}-{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    return f".{target_name}.{os.getpid()}-{os.urandom(6).hex()}{TEMP_SUFFIX}"
 
 
 def temp_owner_pid(name: str) -> int | None:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
-from sessionlens.engine.cli import main
+from sessionlens.engine.cli import run_process
 
 __all__: list[str] = []
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_process()

@@ -7,10 +7,17 @@ A negative ``--keep-recent`` or a window of ``-1`` used to flow into the planner
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from sessionlens.engine.plan.trigger_settings import parse_byte_size
 
-__all__ = ["byte_size", "non_negative_int", "positive_int"]
+__all__ = ["add_basedir_arg", "byte_size", "non_negative_int", "positive_int"]
+
+
+def add_basedir_arg(parser: argparse.ArgumentParser) -> None:
+    """``--basedir DIR``: SessionLens's own folders (cache, ...) under DIR, as in the app."""
+    parser.add_argument("--basedir", type=Path, metavar="DIR",
+                        help="keep SessionLens's cache (and other folders) under DIR")
 
 
 def _int(text: str) -> int:

@@ -14,7 +14,6 @@ refused (the JSON still carries the summary and its audit); 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -175,6 +174,8 @@ async def _run(args: argparse.Namespace, transcript: Transcript, plan: Compactio
         return await run_compaction(transcript, plan, providers, options, on_progress=bar,
                                     retry=RETRY_POLICY, known_secrets=secrets)
     except SummarizationCancelled:
+        import asyncio  # loaded by compact()'s asyncio.run before this coroutine runs
+
         task = asyncio.current_task()
         if task is not None and task.cancelling():
             # Ctrl-C: asyncio.run turns an interrupted main task into KeyboardInterrupt,
@@ -236,6 +237,8 @@ def run(args: argparse.Namespace) -> int:
     key = profile.read_key()
     bar = _Bar()
     try:
+        import asyncio  # only this subcommand needs an event loop
+
         outcome = asyncio.run(_run(args, transcript, plan, providers, bar,
                                    [key] if key else []))
     finally:

@@ -4,6 +4,11 @@ Counting rules (DESIGN.md): ``entries`` leaves out the header; ``by_type`` and `
 count the whole file (every branch); ``active_path_length`` is the path leaf -> root;
 ``context_messages`` is the replayed context, a compaction summary counting as one;
 unreadable lines appear only under ``diagnostics``.
+
+Tokens: the replayed context is always counted exactly; the rest of the file only with
+``--file-tokens`` (``tokens.file.counted`` says which, and an uncounted figure is null, not
+0). Exact counts are remembered in the cache folder (``--basedir`` moves it), so a file
+opened again, or grown, tokenizes only what is new.
 """
 
 from __future__ import annotations
@@ -14,12 +19,22 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from sessionlens.engine._io.folders import user_folders
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.plan.pruning_delay import pruning_delay
-from sessionlens.engine.tokens.counts import ENCODING_NAMES, count_tokens
+from sessionlens.engine.tokens.count_cache import CountCache
+from sessionlens.engine.tokens.counts import (
+    ENCODING_NAMES,
+    TokenReport,
+    count_context_tokens,
+    count_tokens,
+    use_count_cache,
+)
+from sessionlens.engine.tokens.tokenizer import use_tokenizer_folder
 
+from .args import add_basedir_arg
 from .flush_views import (
     add_flush_arguments,
     flush_report,
@@ -27,7 +42,7 @@ from .flush_views import (
     memory_flush_lines,
     resolved_settings_for,
 )
-from .output import emit_json, emit_lines
+from .output import emit_json, emit_lines, keep_until_exit
 from .trigger_views import pruning_json
 
 __all__ = ["register", "run", "inspect_summary"]
@@ -40,14 +55,45 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--encoding", default="o200k_base", choices=ENCODING_NAMES,
                    help="tokenizer for exact counts (default: o200k_base)")
+    p.add_argument("--file-tokens", action="store_true",
+                   help="also count every entry of the file exactly, not only the context")
+    add_basedir_arg(p)
     p.set_defaults(func=run)
 
 
-def inspect_summary(t: Transcript, encoding: str = "o200k_base") -> dict[str, Any]:
-    """The ``inspect --json`` object for a loaded transcript."""
+def _tokens(report: TokenReport, cache: CountCache | None) -> dict[str, Any]:
+    """The ``tokens`` object: the context's three numbers, then what is known of the file."""
+    return {
+        "encoding": report.encoding,
+        "reported_context": report.reported_context,
+        "exact": report.exact_context,
+        "estimate": report.estimate_context,
+        "estimate_openclaw": report.estimate_context_openclaw,
+        "agent_rule": report.agent_rule,
+        "agent_estimate": report.estimate_context_agent,
+        "scope": report.scope,
+        "file": {
+            "counted": report.complete,
+            "exact": report.exact_total,
+            "by_role": None if report.by_role is None else dict(report.by_role),
+            "by_type": None if report.by_type is None else dict(report.by_type),
+            "pending_entries": report.pending,
+        },
+        "tokenized_texts": report.tokenized,
+        "cached_texts": report.cached,
+        "cache": {"path": str(cache.path) if cache is not None and cache.path else None,
+                  "persistent": cache is not None and cache.persistent,
+                  "note": cache.note if cache is not None else None},
+    }
+
+
+def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens: bool = False,
+                    cache: CountCache | None = None) -> dict[str, Any]:
+    """The ``inspect --json`` object for a loaded transcript (whole-file tokens on request)."""
     by_type = Counter(e.type for e in t.entries)
     by_role = Counter(e.message.role for e in t.entries if e.message is not None)
-    report = count_tokens(t, encoding)
+    report = (count_tokens(t, encoding, cache=cache) if file_tokens
+              else count_context_tokens(t, encoding, cache=cache))
     return {
         "path": str(t.path),
         "format": t.format,
@@ -63,14 +109,7 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base") -> dict[str, An
         "active_path_length": len(t.active_path),
         "context_messages": len(t.context),
         "labels": dict(t.labels),
-        "tokens": {
-            "encoding": encoding,
-            "reported_context": report.reported_context,
-            "exact": report.exact_context,
-            "estimate": report.estimate_context,
-            "agent_rule": report.agent_rule,
-            "agent_estimate": report.estimate_context_agent,
-        },
+        "tokens": _tokens(report, cache),
         "file_size": t.file_size,
         # in file order: tree checks (cycles, ...) report after the line-by-line parse
         "diagnostics": [{"line": d.line, "reason": d.reason, "severity": d.severity}
@@ -112,8 +151,11 @@ def _human(s: dict[str, Any]) -> list[str]:
         f"{s['active_path_length']:,} entries",
         f"  context       {s['context_messages']:,} messages after replay",
         f"  tokens        reported {reported} | exact {tok['exact']:,} ({tok['encoding']})"
-        f" | estimate {tok['estimate']:,} (chars/4)",
+        f" | estimate {tok['estimate']:,} (chars/4)   (context)",
         _agent_estimate(s),
+        f"  file tokens   exact {tok['file']['exact']:,}" if tok["file"]["counted"] else
+        f"  file tokens   not counted ({tok['file']['pending_entries']:,} entries; "
+        "--file-tokens counts them)",
     ]
     if s["lacks"]:
         lines.append("  not recorded  " + "; ".join(g["meaning"] for g in s["lacks"]))
@@ -132,9 +174,15 @@ def _human(s: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    folders = user_folders(args.basedir)
+    use_tokenizer_folder(folders.cache / "tiktoken")
+    cache = use_count_cache(folders.cache)
     transcript = load_transcript(args.file)
-    summary = inspect_summary(transcript, args.encoding)
-    report = count_tokens(transcript, args.encoding)  # cached: the summary counted it already
+    keep_until_exit(transcript)
+    summary = inspect_summary(transcript, args.encoding, file_tokens=args.file_tokens,
+                              cache=cache)
+    # the report the summary made (kept per transcript): the whole file's with --file-tokens
+    report = count_context_tokens(transcript, args.encoding, cache=cache)
     resolved = resolved_settings_for(transcript, args)
     settings = resolved.settings
     flush = flush_report(transcript, resolved, args, report)

@@ -22,6 +22,16 @@ def _out(text: str) -> None:
         os.close(devnull)
 
 
+#: What a command loaded, held until the process ends (see ``cli.run_process``).
+_kept: list[Any] = []
+
+
+def keep_until_exit(obj: Any) -> None:
+    """Hold ``obj`` past the command's return, so a process exit does not free it piece by
+    piece first. Holds only the latest object: an in-process caller (tests) keeps one."""
+    _kept[:] = [obj]
+
+
 def emit_json(obj: Any) -> None:
     """Print exactly one JSON object on stdout."""
     _out(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sessionlens.engine._io.user_dirs import user_cache_dir
+from sessionlens.engine._io.folders import user_folders
 from sessionlens.engine.errors import ConfigError, LoadError
 from sessionlens.engine.search.embeddings import EmbeddingsClient
 from sessionlens.engine.search.query import SearchHit, SearchResults
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         chunk_encoding=args.chunk_encoding, vector_weight=args.vector_weight,
         text_weight=args.text_weight, candidate_multiplier=args.candidates,
         min_score=args.min_score, max_results=args.limit)
-    cache = user_cache_dir(args.basedir)
+    cache = user_folders(args.basedir).cache
     if settings.chunk_encoding != ESTIMATE and args.basedir is not None \
             and not os.environ.get("TIKTOKEN_CACHE_DIR"):
         ensure_tiktoken_data(cache / "tiktoken")

@@ -13,21 +13,22 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import hashlib
 import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from sessionlens.engine._io.atomic import file_clock_ns
 from sessionlens.engine.errors import LoadCancelled, LoadError, NotATranscriptError
 from sessionlens.engine.model import Diagnostic, Format, Transcript
 
 from .detect import SNIFF_LINES, sniff_format
+from .file_hash import BlockHasher, Sha256
 from .formats import ParsedFile
 from .formats import pi as pi_format
 from .formats.catalog import FORMATS
+from .formats.jsonl import iter_file_lines
 from .formats.sqlite_open import SQLITE_MAGIC, Opened, is_sqlite, open_bytes, open_readonly
 from .tree import build_transcript
 
@@ -56,12 +57,16 @@ def split_session_path(path: Path) -> tuple[Path, str | None]:
 
 def _read_head(path: Path) -> bytes:
     """Enough leading bytes to hold a few complete lines (a first line may be huge)."""
-    limit = _SNIFF_BYTES
     with open(path, "rb") as fh:
-        head = fh.read(limit)
-        while head.count(b"\n") < SNIFF_LINES and len(head) == limit and limit < _SNIFF_MAX_BYTES:
-            head += fh.read(limit)
-            limit *= 2
+        return _head_of(fh)
+
+
+def _head_of(fh: BinaryIO) -> bytes:
+    limit = _SNIFF_BYTES
+    head = fh.read(limit)
+    while head.count(b"\n") < SNIFF_LINES and len(head) == limit and limit < _SNIFF_MAX_BYTES:
+        head += fh.read(limit)
+        limit *= 2
     return head
 
 
@@ -171,19 +176,31 @@ def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
         head = data[:_SNIFF_MAX_BYTES]  # a huge first line
     fmt = sniff_format(head, str(path))
     shown = path if session is None else path / session
+    # The file's hash (~70 ms per 100 MB) runs on another core while this one parses:
+    # hashlib releases the GIL over big buffers. It is joined before the Transcript exists.
+    digest = Sha256(data)
 
     def work() -> Transcript:
-        parsed = parse_bytes(data, path, fmt, on_progress=on_progress, cancel=cancel,
-                             session=session)
-        transcript = _build(shown, parsed, len(data), file_mtime_ns,
-                            hashlib.sha256(data).hexdigest())
-        if loaded_at_ns or notes:  # still with GC paused: a pass now would cost ~0.1 s
-            transcript = dataclasses.replace(transcript, loaded_at_ns=loaded_at_ns,
-                                             diagnostics=transcript.diagnostics + notes,
-                                             checkpoints_at_load=checkpoints_at_load)
-        return transcript
+        try:
+            parsed = parse_bytes(data, path, fmt, on_progress=on_progress, cancel=cancel,
+                                 session=session)
+            transcript = _build(shown, parsed, len(data), file_mtime_ns, digest.hex())
+        finally:
+            digest.join()
+        return _stamped(transcript, loaded_at_ns, notes, checkpoints_at_load)
 
     return _gc_paused(work)
+
+
+def _stamped(transcript: Transcript, loaded_at_ns: int, notes: tuple[Diagnostic, ...],
+             checkpoints_at_load: frozenset[str]) -> Transcript:
+    """``transcript`` with when it was read, what happened before, and the checkpoints then
+    (called with GC still paused: a pass now would cost ~0.1 s)."""
+    if not (loaded_at_ns or notes):
+        return transcript
+    return dataclasses.replace(transcript, loaded_at_ns=loaded_at_ns,
+                               diagnostics=transcript.diagnostics + notes,
+                               checkpoints_at_load=checkpoints_at_load)
 
 
 def _load_database(file: Path, shown: Path, head: bytes, session: str | None,
@@ -215,6 +232,10 @@ def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None]
     ``<file>/<session>`` opens one session of a multi-session file (a Crush or OpenCode
     database, an Aider history); the file alone opens the session its adapter names the
     default (its docstring says which).
+
+    pi / OpenClaw files are streamed (``iter_file_lines``): the file's bytes are never all
+    in memory beside the entries built from them, and its hash is taken from the same reads
+    on another core. Other agents' files are read whole for their adapters.
     """
     shown = Path(path)
     file, session = split_session_path(shown)
@@ -223,19 +244,50 @@ def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None]
     stamp = file_clock_ns()  # before the read: anything written later is newer than this
     seen = _checkpoints_beside(file)
     try:
-        with open(file, "rb") as fh:
+        fh = open(file, "rb")
+    except OSError as exc:
+        raise LoadError(file, f"cannot read: {exc.strerror or exc}") from exc
+    notes = tuple(Diagnostic(str(file), None, note, "warning") for note in repaired)
+    with fh:
+        try:
             st = os.fstat(fh.fileno())
             head = fh.read(len(SQLITE_MAGIC))
             if is_sqlite(head):
                 head += fh.read(_SNIFF_BYTES - len(head))
                 return _load_database(file, shown, head, session, on_progress, cancel)
-            data = head + fh.read()
-    except OSError as exc:
-        raise LoadError(file, f"cannot read: {exc.strerror or exc}") from exc
+            head += _head_of(fh)
+            fmt = sniff_format(head, str(file))
+            if fmt in _ADAPTERS:
+                data = head + fh.read()
+            else:
+                _no_session(file, fmt, session)
+                fh.seek(0)
+                return _stream_pi(fh, file, st, on_progress, cancel,
+                                  stamp=stamp, notes=notes, seen=seen)
+        except OSError as exc:
+            raise LoadError(file, f"cannot read: {exc.strerror or exc}") from exc
     return load_transcript_bytes(
         data, file, file_mtime_ns=st.st_mtime_ns, on_progress=on_progress, cancel=cancel,
-        session=session, loaded_at_ns=stamp, checkpoints_at_load=seen,
-        notes=tuple(Diagnostic(str(file), None, note, "warning") for note in repaired))
+        session=session, loaded_at_ns=stamp, checkpoints_at_load=seen, notes=notes)
+
+
+def _stream_pi(fh: BinaryIO, path: Path, st: os.stat_result,
+               on_progress: Callable[[int, int], None] | None,
+               cancel: Callable[[], bool] | None, *, stamp: int,
+               notes: tuple[Diagnostic, ...], seen: frozenset[str]) -> Transcript:
+    hasher = BlockHasher()
+
+    def work() -> Transcript:
+        try:
+            parsed = pi_format.parse_lines(iter_file_lines(fh, on_block=hasher.feed),
+                                           st.st_size, path, on_progress=on_progress,
+                                           cancel=cancel)
+            transcript = _build(path, parsed, hasher.size, st.st_mtime_ns, hasher.hex())
+        finally:
+            hasher.close()
+        return _stamped(transcript, stamp, notes, seen)
+
+    return _gc_paused(work)
 
 
 def _checkpoints_beside(file: Path) -> frozenset[str]:

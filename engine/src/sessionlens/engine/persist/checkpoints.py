@@ -11,7 +11,6 @@ a new ``<ts>_<uuid>.jsonl`` whose header points back at the checkpoint.
 from __future__ import annotations
 
 import glob
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,7 +22,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.model import Transcript
 
 from .guard import read_unchanged_bytes
-from .lines import header_line, iso_timestamp, new_session_id, session_file_name
+from .lines import header_line, iso_timestamp, new_session_id, new_uuid, session_file_name
 from .retry_storms import RetryCopy
 from .store_write import StoreEdit, find_store, matching_session_keys, update_store
 from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_writable
@@ -63,7 +62,7 @@ class PostCompaction:
 
 
 def checkpoint_name(session_id: str, checkpoint_id: str | None = None) -> str:
-    return f"{session_id}{CHECKPOINT_MARK}{checkpoint_id or uuid.uuid4()}.jsonl"
+    return f"{session_id}{CHECKPOINT_MARK}{checkpoint_id or new_uuid()}.jsonl"
 
 
 def checkpoint_path_for(transcript: Transcript, checkpoint_id: str) -> Path:
@@ -76,7 +75,7 @@ def plan_checkpoint(transcript: Transcript, checkpoint_id: str | None = None) ->
     """Where the checkpoint of ``transcript`` will go (``checkpoint_id`` chosen by the
     write's dry run, else a fresh one; nothing is written)."""
     sid = transcript.session_id or transcript.path.stem
-    target = checkpoint_path_for(transcript, checkpoint_id or str(uuid.uuid4()))
+    target = checkpoint_path_for(transcript, checkpoint_id or new_uuid())
     return Checkpoint(target, sid, transcript.leaf_id)
 
 
@@ -158,7 +157,7 @@ def checkpoint_store_edit(store: Mapping[str, Any], source: Path, session_id: st
         pre_sid = rec.get("sessionId") if isinstance(rec.get("sessionId"), str) else (
             checkpoint.session_id)
         entry: dict[str, Any] = {
-            "checkpointId": str(uuid.uuid4()), "sessionKey": key, "sessionId": pre_sid,
+            "checkpointId": new_uuid(), "sessionKey": key, "sessionId": pre_sid,
             "createdAt": created_ms, "reason": "manual", "tokensBefore": record.tokens_before,
         }
         if record.tokens_after is not None:

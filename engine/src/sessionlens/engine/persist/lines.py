@@ -10,8 +10,7 @@ OpenClaw read them exactly like their own.
 from __future__ import annotations
 
 import json
-import secrets
-import uuid
+import os
 from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any
@@ -37,17 +36,24 @@ def session_file_name(timestamp: str, session_id: str) -> str:
     return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
-def new_session_id() -> str:
+def new_uuid() -> str:
+    """A random UUID (uuid is imported here: a CLI call that writes nothing never needs it)."""
+    import uuid
+
     return str(uuid.uuid4())
+
+
+def new_session_id() -> str:
+    return new_uuid()
 
 
 def new_entry_id(taken: Collection[str]) -> str:
     """A fresh 8-hex id not in ``taken`` (pi's collision-checked short UUID)."""
     for _ in range(100):
-        candidate = secrets.token_hex(4)
+        candidate = os.urandom(4).hex()  # what secrets.token_hex does
         if candidate not in taken:
             return candidate
-    return str(uuid.uuid4())  # pi's own fallback when short ids keep colliding
+    return new_uuid()  # pi's own fallback when short ids keep colliding
 
 
 def dump_line(obj: Any) -> bytes:

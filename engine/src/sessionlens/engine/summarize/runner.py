@@ -10,7 +10,6 @@ written into the summary and listed in ``warnings``: nothing is lost silently.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -349,6 +348,8 @@ async def summarize_plan(
                custom_identifier_instructions, redactor)
     if cancel is not None and cancel():
         raise SummarizationCancelled("summarization cancelled before it started")
+    import asyncio  # on first use: the CLI's other subcommands never pay for it
+
     task = asyncio.ensure_future(_summarize(transcript, plan, run))
     try:
         while True:

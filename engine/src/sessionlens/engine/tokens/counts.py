@@ -8,23 +8,30 @@
   CJK/image-aware variant, and, for other agents with a rule of their own (Gemini CLI,
   OpenCode), that rule (``agent_rules``).
 
-``count_tokens`` does the I/O-free but CPU-heavy work once per (transcript, encoding) and caches
-it. The estimates come out of the same per-entry pass that builds the text to tokenize
-(``measure_entry``), so they are recomputed with it rather than cached on their own.
+What the model sees comes first: ``count_context_tokens`` counts only the replayed context
+(at most a window's worth), so the three numbers of the current context are there at once;
+``count_tokens`` counts every entry of the file. Both report through one ``TokenReport``
+whose ``scope`` says which; a figure that was not counted is None, never 0.
+
+Exact counts go through a ``CountCache`` keyed by the text's digest (``count_cache``), so a
+file opened again, or grown, tokenizes only texts never seen before. ``use_count_cache``
+sets the process's cache (the app and the CLI point it at the cache folder); without it
+counts are remembered in memory only. Reports are also kept per (transcript, encoding).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.load.formats.catalog import FORMATS
-from sessionlens.engine.load.replay import BOUNDARY_TYPES, last_boundary
+from sessionlens.engine.load.replay import BOUNDARY_TYPES
 from sessionlens.engine.model import Entry, Transcript
 
 from .agent_rules import agent_entry_tokens
@@ -40,18 +47,34 @@ from .estimate import (
     estimate_tokens_from_chars,
     measure_entry,
 )
-from .tokenizer import ENCODING_NAMES, TextCounter, ensure_tiktoken_data, get_encoding
+from .tokenizer import (
+    ENCODING_NAMES,
+    TextCounter,
+    check_encoding_name,
+    encoding_tag,
+    ensure_tiktoken_data,
+    get_encoding,
+)
+
+if TYPE_CHECKING:
+    from .count_cache import CountCache
 
 __all__ = [
     "CHARS_PER_TOKEN", "ENCODING_NAMES", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS",
-    "PI_IMAGE_CHARS", "ContextPoint", "EntryTokens", "EstimateRules", "TokenReport",
-    "entry_context_tokens", "context_series", "count_tokens", "ensure_tiktoken_data", "entry_count_text",
-    "estimate_entry_tokens", "estimate_message_chars", "get_encoding", "reported_usage_entry",
+    "PI_IMAGE_CHARS", "ContextPoint", "CountScope", "EntryTokens", "EstimateRules",
+    "TokenReport", "entry_context_tokens", "context_series", "count_context_tokens",
+    "count_tokens", "ensure_tiktoken_data", "entry_count_text", "estimate_entry_tokens",
+    "estimate_message_chars", "get_encoding", "reported_usage_entry", "use_count_cache",
 ]
 
 _CACHE_SIZE = 8
+#: Entries measured, keyed and looked up per batch (the tokenizer starts on misses early).
+_BATCH = 2048
 
 V = TypeVar("V")
+
+#: Which entries a report counted exactly: the replayed context only, or the whole file.
+CountScope = Literal["context", "file"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +88,16 @@ class EntryTokens:
 
 @dataclass(frozen=True, slots=True)
 class TokenReport:
-    """Per-entry counts and context totals of one transcript under one encoding."""
+    """Per-entry counts and context totals of one transcript under one encoding.
+
+    The context figures are always complete. The whole-file figures (``exact_total``,
+    ``by_role``, ``by_type``) are None when ``scope`` is "context": not counted yet, which
+    is not the same as 0.
+    """
 
     encoding: str
-    #: entry id -> its counts, for every entry in the file (all branches).
+    #: entry id -> its counts, for every entry counted: all of the file's (every branch) when
+    #: ``scope`` is "file", the replayed context's when it is "context".
     entries: Mapping[str, EntryTokens]
     #: Context size the provider reported (last valid usage after the boundary), or None.
     reported_context: int | None
@@ -80,17 +109,30 @@ class TokenReport:
     estimate_context_openclaw: int
     #: Exact tokens over the replayed context (a compaction counts its summary).
     exact_context: int
-    #: Exact tokens over every entry in the file.
-    exact_total: int
+    #: Exact tokens over every entry in the file; None until the whole file is counted.
+    exact_total: int | None
     #: Exact tokens over the whole file, by message role (non-message entries excluded).
-    by_role: Mapping[str, int]
+    by_role: Mapping[str, int] | None
     #: Exact tokens over the whole file, by entry type.
-    by_type: Mapping[str, int]
+    by_type: Mapping[str, int] | None
     #: The agent's own estimating rule (``agent_rules``), None when it has none.
     agent_rule: str | None = None
     #: The context estimated by that rule (as ``estimate_context``), None without a rule:
     #: the exact count is then the one to go by.
     estimate_context_agent: int | None = None
+    scope: CountScope = "file"
+    #: Entries of the file this report did not count (0 when ``scope`` is "file").
+    pending: int = 0
+    #: Distinct texts tokenized to make this report (the others came from the count cache);
+    #: how the report was made, not what it says, so equality ignores it.
+    tokenized: int = field(default=0, compare=False)
+    #: Distinct texts whose exact count came from the count cache.
+    cached: int = field(default=0, compare=False)
+
+    @property
+    def complete(self) -> bool:
+        """True when every entry of the file is counted (the whole-file figures are set)."""
+        return self.pending == 0 and self.exact_total is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,12 +165,19 @@ def _valid_usage_tokens(entry: Entry) -> int | None:
 
 
 def reported_usage_entry(transcript: Transcript) -> Entry | None:
-    """The assistant entry whose usage is the reported context size, or None (pure)."""
-    path = transcript.path_entries()
-    start = last_boundary(path) + 1
-    for i in range(len(path) - 1, start - 1, -1):
-        if _valid_usage_tokens(path[i]) is not None:
-            return path[i]
+    """The assistant entry whose usage is the reported context size, or None (pure).
+
+    Walks back from the leaf to the latest boundary only: the context's number must not
+    cost a pass over a long path.
+    """
+    for entry_id in reversed(transcript.active_path):
+        entry = transcript.get(entry_id)
+        if entry is None:
+            continue
+        if entry.type in BOUNDARY_TYPES:
+            return None
+        if _valid_usage_tokens(entry) is not None:
+            return entry
     return None
 
 
@@ -165,8 +214,115 @@ class _ByTranscript(Generic[V]):
 
 _reports: _ByTranscript[TokenReport] = _ByTranscript(_CACHE_SIZE)
 
+_default_lock = threading.Lock()
+_default_cache: CountCache | None = None
 
-# --------------------------------------------------------------------------- the report
+
+def use_count_cache(folder: Path | str | None) -> CountCache:
+    """Make the count cache in ``folder`` the process's default (None: memory only).
+
+    Called once by a face at start-up, like ``ensure_tiktoken_data``; a folder that cannot be
+    written still works (lookups of an existing file, new counts in memory: see ``note``).
+    """
+    from .count_cache import CountCache
+
+    global _default_cache
+    cache = CountCache() if folder is None else CountCache.in_folder(folder)
+    with _default_lock:
+        old, _default_cache = _default_cache, cache
+    if old is not None:
+        old.close()
+    return cache
+
+
+def _cache_or_default(cache: CountCache | None) -> CountCache:
+    global _default_cache
+    if cache is not None:
+        return cache
+    with _default_lock:
+        if _default_cache is None:
+            from .count_cache import CountCache
+
+            _default_cache = CountCache()
+        return _default_cache
+
+
+# --------------------------------------------------------------------------- counting
+
+@dataclass(slots=True)
+class _Counted:
+    """Per-entry figures of one counting pass, in the order of the entries given."""
+
+    pi: list[int]
+    oc: list[int]
+    exact: list[int]
+    tokenized: int
+    cached: int
+
+
+def _count_entries(entries: Sequence[Entry], encoding: str, cache: CountCache, path: Path,
+                   on_progress: Callable[[int, int], None] | None,
+                   cancel: Callable[[], bool] | None, helpers: bool) -> _Counted:
+    """Estimates and exact counts of ``entries``; only texts the cache lacks are tokenized.
+
+    Entries are measured and looked up in batches, so the tokenizer (and its helpers) start
+    on the first misses while later entries are still being measured. The encoding is not
+    even loaded when every text is known.
+    """
+    from .count_cache import text_key
+
+    tag = encoding_tag(encoding)
+    total = len(entries)
+    pi: list[int] = []
+    oc: list[int] = []
+    images: list[int] = []
+    keys: list[bytes] = []
+    known: dict[bytes, int] = {}
+    todo: dict[bytes, None] = {}  # keys to tokenize, in the order their texts were queued
+    counter: TextCounter | None = None
+    cached = 0
+
+    def progress(done: int, _n: int) -> None:
+        if on_progress is not None:
+            on_progress(min(total, cached + done), total)
+
+    try:
+        for start in range(0, total, _BATCH):
+            if cancel is not None and cancel():
+                raise LoadCancelled(path, "token counting cancelled")
+            texts: dict[bytes, str] = {}
+            for entry in entries[start:start + _BATCH]:
+                text, pi_chars, oc_chars, n_images = measure_entry(entry)
+                key = text_key(text) if text else b""
+                if key:
+                    texts.setdefault(key, text)
+                keys.append(key)
+                images.append(n_images)
+                pi.append(estimate_tokens_from_chars(pi_chars))
+                oc.append(estimate_tokens_from_chars(oc_chars))
+            hits = cache.lookup(tag, [k for k in texts if k not in known and k not in todo])
+            known.update(hits)
+            cached += len(hits)
+            for key, text in texts.items():
+                if key not in known and key not in todo:
+                    if counter is None:
+                        counter = TextCounter(encoding, path, total, progress, cancel,
+                                              helpers=helpers)
+                    counter.add(text)
+                    todo[key] = None
+            progress(0, total)
+        if counter is not None:
+            learned = dict(zip(todo, counter.finish(), strict=True))
+            cache.store(tag, learned)
+            known.update(learned)
+    finally:
+        if counter is not None:
+            counter.close()
+    exact = [(known[k] if k else 0) + n * EXACT_IMAGE_TOKENS for k, n in zip(keys, images, strict=True)]
+    if on_progress is not None:
+        on_progress(total, total)
+    return _Counted(pi, oc, exact, len(todo), cached)
+
 
 def _estimate_context(transcript: Transcript, usage_entry: Entry | None,
                       estimates: Mapping[str, int]) -> int:
@@ -183,80 +339,103 @@ def _estimate_context(transcript: Transcript, usage_entry: Entry | None,
     return sum(estimates.get(it.entry_id, 0) for it in items)
 
 
+def _report(transcript: Transcript, encoding: str, entries: Sequence[Entry], counted: _Counted,
+            scope: CountScope) -> TokenReport:
+    per_entry = {e.id: EntryTokens(counted.pi[i], counted.oc[i], counted.exact[i])
+                 for i, e in enumerate(entries)}
+    by_role: dict[str, int] | None = None
+    by_type: dict[str, int] | None = None
+    if scope == "file":
+        by_role, by_type = {}, {}
+        for i, entry in enumerate(entries):
+            n = counted.exact[i]
+            by_type[entry.type] = by_type.get(entry.type, 0) + n
+            if entry.message is not None:
+                by_role[entry.message.role] = by_role.get(entry.message.role, 0) + n
+    usage_entry = reported_usage_entry(transcript)
+    ctx_ids = [item.entry_id for item in transcript.context]
+    entry_format = FORMATS.get(transcript.format)
+    rule = entry_format.token_rule if entry_format is not None else None
+    pi_by_id = {e.id: counted.pi[i] for i, e in enumerate(entries)}
+    agent_context: int | None = None
+    if rule == "pi":
+        agent_context = _estimate_context(transcript, usage_entry, pi_by_id)
+    elif rule is not None:
+        agent_context = _estimate_context(
+            transcript, usage_entry, {e.id: agent_entry_tokens(e, rule) for e in entries})
+    return TokenReport(
+        encoding=encoding,
+        entries=MappingProxyType(per_entry),
+        reported_context=None if usage_entry is None else _valid_usage_tokens(usage_entry),
+        reported_entry_id=None if usage_entry is None else usage_entry.id,
+        estimate_context=_estimate_context(transcript, usage_entry, pi_by_id),
+        estimate_context_openclaw=_estimate_context(
+            transcript, usage_entry, {e.id: counted.oc[i] for i, e in enumerate(entries)}),
+        exact_context=sum(per_entry[i].exact for i in ctx_ids if i in per_entry),
+        exact_total=sum(counted.exact) if scope == "file" else None,
+        by_role=None if by_role is None else MappingProxyType(dict(sorted(by_role.items()))),
+        by_type=None if by_type is None else MappingProxyType(dict(sorted(by_type.items()))),
+        agent_rule=rule,
+        estimate_context_agent=agent_context,
+        scope=scope,
+        pending=len(transcript.entries) - len(per_entry) if scope == "context" else 0,
+        tokenized=counted.tokenized,
+        cached=counted.cached,
+    )
+
+
 def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
                  on_progress: Callable[[int, int], None] | None = None,
                  cancel: Callable[[], bool] | None = None,
-                 helpers: bool = True) -> TokenReport:
-    """Count every entry three ways and total the replayed context (cached per encoding).
+                 helpers: bool = True, cache: CountCache | None = None) -> TokenReport:
+    """Count every entry three ways and total the replayed context (``scope`` "file").
 
-    ``on_progress(done, total)`` reports entries tokenized; ``cancel()`` returning True stops
+    ``on_progress(done, total)`` reports entries counted; ``cancel()`` returning True stops
     the count with ``LoadCancelled``. ``helpers=False`` keeps the work on the calling thread
-    (the GUI does, so its UI thread keeps a core). Raises ``ConfigError`` for an unknown encoding.
+    (the GUI does, so its UI thread keeps a core). ``cache`` defaults to the process's
+    (``use_count_cache``). Raises ``ConfigError`` for an unknown encoding.
     """
-    get_encoding(encoding)  # fail fast on a bad name, before any work
+    check_encoding_name(encoding)  # fail fast on a bad name, before any work
     hit = _reports.get(transcript, encoding)
     if hit is not None:
         if on_progress is not None:
             on_progress(len(transcript.entries), len(transcript.entries))
         return hit
-
     entries = transcript.entries
-    pi: list[int] = []
-    oc: list[int] = []
-    images: list[int] = []
-    tokenizing = TextCounter(encoding, transcript.path, len(entries), on_progress, cancel,
-                             helpers=helpers)
-    try:
-        for i, entry in enumerate(entries):
-            if cancel is not None and i & 1023 == 0 and cancel():
-                raise LoadCancelled(transcript.path, "token counting cancelled")
-            text, pi_chars, oc_chars, n_images = measure_entry(entry)
-            tokenizing.add(text)
-            images.append(n_images)
-            pi.append(estimate_tokens_from_chars(pi_chars))
-            oc.append(estimate_tokens_from_chars(oc_chars))
-        exact = tokenizing.finish()
-    finally:
-        tokenizing.close()
-
-    per_entry: dict[str, EntryTokens] = {}
-    by_role: dict[str, int] = {}
-    by_type: dict[str, int] = {}
-    for i, entry in enumerate(entries):
-        n = exact[i] + images[i] * EXACT_IMAGE_TOKENS
-        per_entry[entry.id] = EntryTokens(pi[i], oc[i], n)
-        by_type[entry.type] = by_type.get(entry.type, 0) + n
-        if entry.message is not None:
-            by_role[entry.message.role] = by_role.get(entry.message.role, 0) + n
-
-    usage_entry = reported_usage_entry(transcript)
-    ctx_ids = [item.entry_id for item in transcript.context]
-    entry_format = FORMATS.get(transcript.format)
-    rule = entry_format.token_rule if entry_format is not None else None
-    agent_context: int | None = None
-    if rule == "pi":
-        agent_context = _estimate_context(
-            transcript, usage_entry, {e.id: pi[i] for i, e in enumerate(entries)})
-    elif rule is not None:
-        agent_context = _estimate_context(
-            transcript, usage_entry, {e.id: agent_entry_tokens(e, rule) for e in entries})
-    report = TokenReport(
-        encoding=encoding,
-        entries=MappingProxyType(per_entry),
-        reported_context=None if usage_entry is None else _valid_usage_tokens(usage_entry),
-        reported_entry_id=None if usage_entry is None else usage_entry.id,
-        estimate_context=_estimate_context(
-            transcript, usage_entry, {e.id: pi[i] for i, e in enumerate(entries)}),
-        estimate_context_openclaw=_estimate_context(
-            transcript, usage_entry, {e.id: oc[i] for i, e in enumerate(entries)}),
-        exact_context=sum(per_entry[i].exact for i in ctx_ids if i in per_entry),
-        exact_total=sum(t.exact for t in per_entry.values()),
-        by_role=MappingProxyType(dict(sorted(by_role.items()))),
-        by_type=MappingProxyType(dict(sorted(by_type.items()))),
-        agent_rule=rule,
-        estimate_context_agent=agent_context,
-    )
+    counted = _count_entries(entries, encoding, _cache_or_default(cache), transcript.path,
+                             on_progress, cancel, helpers)
+    report = _report(transcript, encoding, entries, counted, "file")
     _reports.put(transcript, report, encoding)
+    return report
+
+
+def count_context_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
+                         cancel: Callable[[], bool] | None = None,
+                         cache: CountCache | None = None) -> TokenReport:
+    """The three numbers of what the model sees, counting only the replayed context.
+
+    The report's ``scope`` is "context": ``entries`` holds the context's entries and the
+    whole-file figures are None. Its context figures are the ones ``count_tokens`` gives.
+    When the whole file was already counted, that report is returned instead.
+    """
+    check_encoding_name(encoding)
+    full = _reports.get(transcript, encoding)
+    if full is not None:
+        return full
+    tag = encoding + "/context"
+    hit = _reports.get(transcript, tag)
+    if hit is not None:
+        return hit
+    seen: dict[str, Entry] = {}
+    for item in transcript.context:
+        entry = transcript.get(item.entry_id)
+        if entry is not None:
+            seen.setdefault(entry.id, entry)
+    entries = tuple(seen.values())
+    counted = _count_entries(entries, encoding, _cache_or_default(cache), transcript.path,
+                             None, cancel, False)
+    report = _report(transcript, encoding, entries, counted, "context")
+    _reports.put(transcript, report, tag)
     return report
 
 
@@ -277,17 +456,18 @@ def entry_context_tokens(entry: Entry, tokens: TokenReport | None = None) -> int
 def context_series(transcript: Transcript, report: TokenReport) -> tuple[ContextPoint, ...]:
     """Context tokens after each active-path entry: reported usage where there is one, else
     the last known size plus pi estimates. A compaction or reset restarts the running size at
-    its summary plus the entries it kept. Pure."""
+    its summary plus the entries it kept. The same with a report of either scope. Pure."""
     path = transcript.path_entries()
     position = {e.id: i for i, e in enumerate(path)}
     points: list[ContextPoint] = []
     running = 0
 
     def est(entry: Entry) -> int:
-        counts = report.entries.get(entry.id)
-        if counts is None or (entry.message is not None and entry.message.exclude_from_context):
+        if entry.message is not None and entry.message.exclude_from_context:
             return 0
-        return counts.estimate_pi
+        counts = report.entries.get(entry.id)
+        # a context-only report lacks the history before the boundary: estimate it here
+        return counts.estimate_pi if counts is not None else estimate_entry_tokens(entry, "pi")
 
     for i, entry in enumerate(path):
         reported = _valid_usage_tokens(entry)

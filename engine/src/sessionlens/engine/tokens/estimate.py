@@ -20,7 +20,6 @@ metadata; none of the samples has it).
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, Literal
 
@@ -39,7 +38,7 @@ __all__ = [
     "CHARS_PER_TOKEN", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS", "PI_IMAGE_CHARS",
     "EstimateRules", "entry_count_text", "entry_image_count", "estimate_entry_tokens",
     "estimate_message_chars", "estimate_string_chars", "estimate_tokens_from_chars",
-    "measure_entry", "tool_arguments_json", "utf16_len",
+    "measure_entry", "pi_entry_chars", "tool_arguments_json", "utf16_len",
 ]
 
 EstimateRules = Literal["pi", "openclaw"]
@@ -109,8 +108,8 @@ def estimate_string_chars(text: str) -> int:
 
 
 def estimate_tokens_from_chars(chars: int) -> int:
-    """``ceil(chars / 4)``, never negative."""
-    return math.ceil(max(0, chars) / CHARS_PER_TOKEN)
+    """``ceil(chars / 4)``, never negative (integer arithmetic: it runs once per entry)."""
+    return -(-chars // CHARS_PER_TOKEN) if chars > 0 else 0
 
 
 def tool_arguments_json(arguments: Any) -> str:
@@ -203,12 +202,52 @@ def estimate_message_chars(message: Message, rules: EstimateRules = "pi") -> int
     raise ValueError(f"unknown estimate rules {rules!r}")
 
 
+def _pi_message_chars(msg: Message) -> int:
+    """pi chars of one message alone: ``_measure_message``'s second figure, without building
+    the count text or weighing OpenClaw's rules (the chart and the planner want only this)."""
+    role = msg.role
+    n = 0
+    if role == "assistant":
+        for b in msg.content:
+            if isinstance(b, TextBlock):
+                n += utf16_len(b.text)
+            elif isinstance(b, ThinkingBlock):
+                n += utf16_len(b.thinking)
+            elif isinstance(b, ToolCallBlock):
+                n += utf16_len(b.name) + utf16_len(tool_arguments_json(b.arguments))
+        return n
+    if role in ("user", "toolResult", "custom"):
+        images = 0
+        for b in msg.content:
+            if isinstance(b, TextBlock):
+                n += utf16_len(b.text)
+            elif isinstance(b, ImageBlock):
+                images += 1
+        return n if role == "user" else n + PI_IMAGE_CHARS * images
+    if role == "bashExecution":
+        return utf16_len(msg.command or "") + utf16_len(msg.output or "")
+    return 0
+
+
+def pi_entry_chars(entry: Entry) -> int:
+    """pi chars of one entry, equal to ``measure_entry(entry)[1]`` at a fraction of its cost."""
+    msg = entry.message
+    if msg is not None:
+        return _pi_message_chars(msg)
+    if entry.type in ("compaction", "branch_summary"):
+        return utf16_len(entry.summary or "")
+    if entry.type == "custom_message":
+        return _pi_message_chars(Message(role="custom", content=entry.content))
+    return 0
+
+
 def estimate_entry_tokens(entry: Entry, rules: EstimateRules = "pi") -> int:
     """Estimated tokens for one entry: messages by role, summaries by length, others 0."""
-    if rules not in ("pi", "openclaw"):
+    if rules == "pi":
+        return estimate_tokens_from_chars(pi_entry_chars(entry))
+    if rules != "openclaw":
         raise ValueError(f"unknown estimate rules {rules!r}")
-    _, pi, oc, _ = measure_entry(entry)
-    return estimate_tokens_from_chars(pi if rules == "pi" else oc)
+    return estimate_tokens_from_chars(measure_entry(entry)[2])
 
 
 def entry_image_count(entry: Entry) -> int:

@@ -48,7 +48,11 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self._values = {k: v for k, v in sorted(values.items(), key=lambda kv: kv[1]) if v > 0}
         if self.bars is not None:
             self.removeItem(self.bars)
+            self.bars = None
         names = list(self._values)
+        if not names:  # nothing counted yet (pyqtgraph cannot draw zero bars)
+            self.getAxis("left").setTicks([[]])
+            return
         ys = list(range(len(names)))
         widths = [self._values[n] for n in names]
         brushes = [pg.mkBrush(colors.BREAKDOWN.get(n, "#8a8f98")) for n in names]
@@ -73,6 +77,8 @@ class TokenPanel(QWidget):
     def __init__(self, controller: SessionController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._c = controller
+        #: The series on the chart now (a second report for the same series skips the chart).
+        self._charted: object = None
         self.chart = ContextChart(self.tr)
         self.totals = QLabel(self.tr("No session open."))
         self.totals.setWordWrap(True)
@@ -141,6 +147,7 @@ class TokenPanel(QWidget):
             self._c.set_cut(path[x])
 
     def _on_loaded(self, _t: Transcript) -> None:
+        self._charted = None
         self.totals.setText(self.tr("Counting tokens…"))
         self.prediction.setText("")
         self.chart.set_plan(None, {}, 0)
@@ -167,34 +174,57 @@ class TokenPanel(QWidget):
         return "\n".join(lines)
 
     def _on_tokens(self, view: TokenView) -> None:
+        if view.series is self._charted:
+            # the whole file's count came in: the curve is unchanged; totals, the breakdown
+            # and the compaction markers (forensics) are new
+            self._show_totals(view)
+            self._show_marks(view)
+            self._show_breakdown()
+            return
+        self._render(view)
+
+    def _show_totals(self, view: TokenView) -> None:
         r = view.report
         reported = f"{r.reported_context:,}" if r.reported_context is not None else "—"
+        whole = (f"{r.exact_total:,}" if r.exact_total is not None
+                 else self.tr("counting…"))
         self.totals.setText(
             f"<b>{self.tr('Context now')}</b> — {self.tr('reported')}: <b>{reported}</b> · "
             f"{self.tr('exact')} ({r.encoding}): <b>{r.exact_context:,}</b> · "
             f"{self.tr('estimate (pi chars/4)')}: <b>{r.estimate_context:,}</b> · "
-            f"{FIGURE_LABELS['context_window']}: {self._c.context_window():,}")
+            f"{FIGURE_LABELS['context_window']}: {self._c.context_window():,} · "
+            f"{self.tr('whole file, exact')}: {whole}")
         resolved = self._c.resolved
         if resolved is not None:
             tip = "\n".join(f"{label}: {s.value:,} ({s.source})" if isinstance(s.value, int)
                             else f"{label}: {s.value} ({s.source})" for label, s in resolved.rows())
             self.totals.setToolTip("\n".join([tip, *("⚠ " + w for w in resolved.warnings)]))
+
+    def _render(self, view: TokenView) -> None:
+        self._charted = view.series
+        self._show_totals(view)
         self.chart.set_series(view, len(self._path()), self._c.context_window(), self._c.threshold())
+        self._show_marks(view)
+        self._show_breakdown()
+
+    def _show_marks(self, view: TokenView) -> None:
         marks = [(self._c.path_pos[f.compaction_id], self._compaction_tip(f))
                  for f in view.forensics if f.compaction_id in self._c.path_pos]
         self.chart.set_compactions([m[0] for m in marks], [m[1] for m in marks])
-        self._show_breakdown()
 
     def _refresh_window(self) -> None:
         if self._c.tokens is not None:
-            self._on_tokens(self._c.tokens)
+            self._render(self._c.tokens)
 
     def _show_breakdown(self) -> None:
         tv = self._c.tokens
         if tv is None:
             return
         kind = self.breakdown_kind.currentData()
-        self.breakdown.set_values(dict(tv.report.by_role if kind == "role" else tv.report.by_type))
+        values = tv.report.by_role if kind == "role" else tv.report.by_type
+        # None until the whole file is counted (the context's numbers come first): no bars
+        # yet rather than bars of zero
+        self.breakdown.set_values(dict(values) if values is not None else {})
 
     def _on_plan(self, plan: CompactionPlan) -> None:
         f = self._c.figures

@@ -11,7 +11,7 @@ span of their line, never the parsed dict, so a 100 MB file stays lean in memory
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -22,10 +22,10 @@ from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.model import Diagnostic, Entry, Format, SessionHeader
 
 from . import ParsedFile
-from .jsonl import PROGRESS_STEP, iter_lines, recover_line
+from .jsonl import PROGRESS_STEP, RawLine, iter_lines, iter_raw_lines, recover_line
 from .pi_fields import FieldReader
 
-__all__ = ["parse", "iter_lines", "FORMAT_BY_VERSION"]
+__all__ = ["parse", "parse_lines", "iter_lines", "FORMAT_BY_VERSION"]
 
 #: Header version -> the ``format`` name reported by ``inspect``.
 FORMAT_BY_VERSION: dict[int, Format] = {1: "pi-v1", 2: "pi-v2", 3: "openclaw-v3"}
@@ -36,6 +36,15 @@ _EMPTY: MappingProxyType[str, Any] = MappingProxyType({})
 def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | None = None,
           cancel: Callable[[], bool] | None = None) -> ParsedFile:
     """Read every line of a pi / OpenClaw file; never raises for a bad line."""
+    return parse_lines(iter_raw_lines(data), len(data), path, on_progress=on_progress,
+                       cancel=cancel)
+
+
+def parse_lines(lines: Iterable[RawLine], total: int, path: Path, *,
+                on_progress: Callable[[int, int], None] | None = None,
+                cancel: Callable[[], bool] | None = None) -> ParsedFile:
+    """``parse`` over lines from ``iter_raw_lines`` or ``iter_file_lines`` (a streamed file);
+    ``total`` is the size progress is reported against."""
     spath = str(path)
     diags: list[Diagnostic] = []
     reader = FieldReader(spath, diags)
@@ -50,26 +59,22 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
     # The line loop of ``jsonl.iter_objects``, inlined: this is the hot path of a 100 MB load
     # and a per-line record plus a generator step cost ~10% of it. Bad lines are explained by
     # the same ``recover_line`` so every format words its diagnostics alike.
-    total = len(data)
     next_report = PROGRESS_STEP
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    ends_with_newline = data.endswith(b"\n")
-    for line_no, start, stop in iter_lines(data):
+    for line_no, start, stop, raw, terminated in lines:
         if start >= next_report:
             next_report = start + PROGRESS_STEP
             if cancel is not None and cancel():
                 raise LoadCancelled(path, f"cancelled at byte {start} of {total}")
             if on_progress is not None:
-                on_progress(start, total)
-        raw = data[start:stop]
+                on_progress(min(start, total), total)
         try:
             obj = loads(raw)
         except decode_error as exc:
             if not raw.strip():
                 continue
-            obj = recover_line(raw, exc, line_no, spath, diags,
-                               last=stop >= total and not ends_with_newline)
+            obj = recover_line(raw, exc, line_no, spath, diags, last=not terminated)
             if obj is None:
                 continue
         if type(obj) is not dict:

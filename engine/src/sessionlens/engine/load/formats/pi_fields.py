@@ -42,6 +42,13 @@ _new_assistant = fast_constructor(Message, (*_BASE, "api", "provider", "model", 
                                             "stop_reason", "error_message"))
 _new_tool_result = fast_constructor(Message, (*_BASE, "tool_call_id", "tool_name",
                                               "is_error"))
+# ... and the blocks and usage inside them (a 100 MB file holds ~100,000 of these)
+_new_text = fast_constructor(TextBlock, ("text", "signature"))
+_new_thinking = fast_constructor(ThinkingBlock, ("thinking", "redacted", "signature"))
+_new_call = fast_constructor(ToolCallBlock, ("id", "name", "arguments", "partial_json"))
+_new_image = fast_constructor(ImageBlock, ("mime_type", "data"))
+_new_usage = fast_constructor(Usage, ("input", "output", "cache_read", "cache_write",
+                                      "total_tokens", "cost_total", "context_usage"))
 
 
 class FieldReader:
@@ -252,11 +259,11 @@ class FieldReader:
         if (type(inp) is int and type(out) is int and type(read) is int and type(write) is int
                 and type(total) is int and 0 <= min(inp, out, read, write, total)
                 and max(inp, out, read, write, total) <= USAGE_MAX_TOKENS):  # the hot path
-            return Usage(inp, out, read, write, total, cost_total, context_usage)
+            return _new_usage(inp, out, read, write, total, cost_total, context_usage)
         for key, value in zip(_USAGE_KEYS, (inp, out, read, write, total), strict=True):
             self._bad_usage(key, value)
-        return Usage(usage_count(inp), usage_count(out), usage_count(read), usage_count(write),
-                     usage_count(total), cost_total, context_usage)
+        return _new_usage(usage_count(inp), usage_count(out), usage_count(read),
+                          usage_count(write), usage_count(total), cost_total, context_usage)
 
     def _bad_usage(self, key: str, value: Any) -> None:
         problem = usage_problem(value)
@@ -266,7 +273,7 @@ class FieldReader:
     def blocks(self, raw: Any) -> tuple[tuple[ContentBlock, ...], bool]:
         """Content blocks and whether the file held a plain string."""
         if type(raw) is str:
-            return (TextBlock(raw),), True
+            return (_new_text(raw, None),), True
         if raw is None:
             return (), False
         if type(raw) is not list:
@@ -282,7 +289,7 @@ class FieldReader:
                 if type(text) is not str:
                     self._bad_block("text", "text", text)
                     text = ""
-                append(TextBlock(text, sig if type(sig) is str else None))
+                append(_new_text(text, sig if type(sig) is str else None))
             elif kind == "toolCall":
                 tid = b.get("id")
                 name = b.get("name")
@@ -291,16 +298,16 @@ class FieldReader:
                 if type(tid) is not str or type(name) is not str or (
                         args is not None and type(args) is not dict):
                     self._bad_call(tid, name, args)
-                append(ToolCallBlock(tid if type(tid) is str else "",
-                                     name if type(name) is str else "", args,
-                                     partial if type(partial) is str else None))
+                append(_new_call(tid if type(tid) is str else "",
+                                 name if type(name) is str else "", args,
+                                 partial if type(partial) is str else None))
             elif kind == "thinking":
                 text = b.get("thinking")
                 sig = b.get("thinkingSignature")
                 if type(text) is not str:
                     self._bad_block("thinking", "thinking", text)
                     text = ""
-                append(ThinkingBlock(text, b.get("redacted") is True,
+                append(_new_thinking(text, b.get("redacted") is True,
                                      sig if type(sig) is str else None))
             elif kind == "image":
                 data = b.get("data")
@@ -308,7 +315,7 @@ class FieldReader:
                 if type(data) is not str or type(mime) is not str:
                     self._bad_block("image", "data" if type(data) is not str else "mimeType",
                                     data if type(data) is not str else mime)
-                append(ImageBlock(mime if type(mime) is str else "",
+                append(_new_image(mime if type(mime) is str else "",
                                   data if type(data) is str else ""))
             elif type(b) is not dict:
                 self.warn("a content block is not an object; skipped")

@@ -9,7 +9,6 @@ items go last. Same input, same output; nothing leaves the machine.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 from itertools import zip_longest
@@ -290,6 +289,8 @@ class OfflineProvider:
 
     async def complete(self, request: CompletionRequest, *,
                        on_delta: DeltaCallback | None = None) -> Completion:
+        import asyncio  # here, not at import time: the CLI would pay for it on every call
+
         await asyncio.sleep(0)  # a cancellation point, like any real provider call
         text, matched = offline_summary(request)
         if on_delta is not None:

@@ -9,7 +9,6 @@ never retried blindly (the same input would overflow again) and a cancel is neve
 
 from __future__ import annotations
 
-import asyncio
 import random as _random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,13 @@ RetryCallback = Callable[[int, float, ProviderError], None]
 GiveUpCallback = Callable[[int, ProviderError, str], None]
 
 
+async def _sleep(seconds: float) -> None:
+    """``asyncio.sleep``, imported on first use: importing asyncio costs every CLI call ~40 ms."""
+    import asyncio
+
+    await asyncio.sleep(seconds)
+
+
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     attempts: int = 3
@@ -35,7 +41,7 @@ class RetryPolicy:
     jitter: float = 0.2
     #: A ``retry-after`` longer than this is not waited out; the call fails over instead.
     max_retry_after_s: float = 60.0
-    sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, compare=False)
+    sleep: Callable[[float], Awaitable[None]] = field(default=_sleep, compare=False)
     random: Callable[[], float] = field(default=_random.random, compare=False)
 
     def delay(self, failed_attempt: int, retry_after: float | None = None) -> float:
