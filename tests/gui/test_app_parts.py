@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from fixtures.gui_flows import SETTLE_MS
-from fixtures.gui_transcripts import small_session_rows, write_rows
+from fixtures.qt_app import SETTLE_MS, open_and_settle
+from fixtures.scenarios import small_session
 from sessionlens.engine import load_transcript
 from sessionlens.gui import shortcuts
 from sessionlens.gui.icons import ICON_KEYS, icon, icon_bytes
@@ -100,7 +100,7 @@ def test_every_icon_and_shortcut_loads(qapp: Any) -> None:
 
 
 def test_message_parts_cover_blocks(tmp_path: Path) -> None:
-    t = load_transcript(write_rows(tmp_path / "s.jsonl", small_session_rows()))
+    t = load_transcript(small_session().write(tmp_path / "s.jsonl"))
     kinds = [k for k, _ in mr.block_parts(t.entry("a0000007"))]
     assert kinds == ["thinking", "markdown"]
     assert [k for k, _ in mr.block_parts(t.entry("a0000001"))] == ["tool"]
@@ -112,16 +112,13 @@ def test_message_parts_cover_blocks(tmp_path: Path) -> None:
 
 
 def test_images_are_decoded_into_the_message_view(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
-    rows = small_session_rows()
-    rows.append({"type": "message", "id": "img00001", "parentId": rows[-1]["id"],
-                 "timestamp": "2026-02-01T12:00:00.000Z",
-                 "message": {"role": "user", "timestamp": 1, "content": [
-                     {"type": "text", "text": "see screenshot"},
-                     {"type": "image", "mimeType": "image/png", "data": base64.b64encode(PNG).decode()}]}})
+    b = small_session()
+    b.message({"role": "user", "content": [
+        {"type": "text", "text": "see screenshot"},
+        {"type": "image", "mimeType": "image/png", "data": base64.b64encode(PNG).decode()}]},
+        id="img00001")
     ctx = make_main_window()
-    from fixtures.gui_flows import open_and_settle
-
-    open_and_settle(qtbot, ctx, write_rows(tmp_path / "img.jsonl", rows))
+    open_and_settle(qtbot, ctx, b.write(tmp_path / "img.jsonl"))
     ctx.controller.select("img00001")
     doc = ctx.window.message.document()
     images = []
@@ -142,7 +139,7 @@ def test_session_browser_lists_and_opens_sessions(qtbot: Any, make_main_window: 
     folder = tmp_path / "sessions"
     folder.mkdir()
     for name in ("0194a000-0000-7000-8000-000000000001", "0194a000-0000-7000-8000-000000000002"):
-        write_rows(folder / f"{name}.jsonl", small_session_rows())
+        small_session().write(folder / f"{name}.jsonl")
     ctx = make_main_window()
     browser = ctx.window.browser
     with qtbot.waitSignal(ctx.controller.sessions_ready, timeout=SETTLE_MS):
@@ -159,7 +156,7 @@ def test_session_browser_lists_and_opens_sessions(qtbot: Any, make_main_window: 
 
 def test_screenshot_command_writes_a_png(tmp_path: Path) -> None:
     out = tmp_path / "shot.png"
-    src = write_rows(tmp_path / "s.jsonl", small_session_rows())
+    src = small_session().write(tmp_path / "s.jsonl")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     proc = subprocess.run([sys.executable, "-m", "sessionlens.gui", "--basedir", str(tmp_path / "b"),
                            "--screenshot", str(out), "--size", "1200x800", str(src)],

@@ -6,7 +6,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fixtures.gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
+from fixtures.factories import write_rows
+from fixtures.scenarios import small_session
+from fixtures.written import path_to_root, read_rows
 from sessionlens.engine import SessionInfo, load_transcript
 from sessionlens.gui.roles import EntryIdRole, FilterRole, ItemRole, MarksRole, SortRole
 from sessionlens.gui.sessions.model import SessionTreeModel, group_key, human_size
@@ -16,7 +18,7 @@ from sessionlens.gui.transcript.timeline_rows import Mark, RowFilter, build_rows
 
 
 def _transcript(tmp_path: Path) -> tuple[Any, list[dict[str, Any]]]:
-    rows = small_session_rows()
+    rows = small_session().lines
     path = write_rows(tmp_path / "s.jsonl", rows)
     return load_transcript(path), rows
 
@@ -24,7 +26,7 @@ def _transcript(tmp_path: Path) -> tuple[Any, list[dict[str, Any]]]:
 def test_list_rows_follow_the_active_path(tmp_path: Path) -> None:
     t, rows = _transcript(tmp_path)
     built = build_rows(t)
-    assert [r.entry_id for r in built] == active_path_ids(rows)
+    assert [r.entry_id for r in built] == path_to_root(rows)
     assert "offpath1" not in {r.entry_id for r in built}
 
 
@@ -54,7 +56,7 @@ def test_tree_rows_include_every_branch(tmp_path: Path) -> None:
 def test_filter_by_text_role_type_and_problems(tmp_path: Path) -> None:
     t, rows = _transcript(tmp_path)
     built = build_rows(t)
-    path = set(active_path_ids(rows))
+    path = set(path_to_root(rows))
     on_path = [r for r in rows if r.get("id") in path]
     users = [r for r in on_path if r["type"] == "message" and r["message"]["role"] == "user"]
     vis = filter_rows(built, RowFilter(role="user"))
@@ -74,7 +76,7 @@ def test_timeline_model_adapts_rows(qtmodeltester: Any, tmp_path: Path) -> None:
     built = build_rows(t)
     model.set_rows(built)
     qtmodeltester.check(model)
-    assert model.rowCount() == len(active_path_ids(rows))
+    assert model.rowCount() == len(path_to_root(rows))
     idx = model.index(3)
     assert idx.data(EntryIdRole) == built[3].entry_id
     assert idx.data(ItemRole) is built[3]
@@ -116,7 +118,7 @@ def test_session_tree_groups_and_sorts(qtmodeltester: Any) -> None:
 
 
 def test_diagnostics_model_lists_bad_lines(qtmodeltester: Any, tmp_path: Path) -> None:
-    rows = small_session_rows()
+    rows = small_session().lines
     path = write_rows(tmp_path / "bad.jsonl", rows)
     with path.open("a", encoding="utf-8") as fh:
         fh.write("{not json\n")
@@ -135,6 +137,6 @@ def read_rows_lenient(path: Path) -> list[str]:
 
 
 def test_read_rows_helper_matches_file(tmp_path: Path) -> None:
-    rows = small_session_rows()
+    rows = small_session().lines
     path = write_rows(tmp_path / "s.jsonl", rows)
     assert read_rows(path) == rows

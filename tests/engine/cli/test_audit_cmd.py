@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.factories import TranscriptBuilder, structured_summary
 from fixtures.samples import sample_path
-from fixtures.session_files import SessionFile, basic_session, structured_summary
+from fixtures.scenarios import basic_session
 from sessionlens.engine.cli import main
 
 
@@ -39,12 +40,12 @@ def test_audit_policy_off_passes_identifiers(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_audit_picks_compaction_and_prints_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    s = SessionFile()
-    s.user("first: look at /srv/one/a.py")
-    first = s.compaction("Summary unavailable due to context limits.", None, from_hook=True)
-    kept = s.user("second")
-    s.compaction(structured_summary(), kept)
-    path = s.write(tmp_path / "two.jsonl")
+    b = TranscriptBuilder()
+    b.user("first: look at /srv/one/a.py")
+    first = b.compaction("Summary unavailable due to context limits.", None, from_hook=True).id
+    kept = b.user("second").id
+    b.compaction(structured_summary(), kept)
+    path = b.write(tmp_path / "two.jsonl")
     assert main(["audit", str(path), "--compaction", first]) == 0
     out = capsys.readouterr().out
     assert f"compaction {first}: FAILED" in out
@@ -53,10 +54,10 @@ def test_audit_picks_compaction_and_prints_text(tmp_path: Path, capsys: pytest.C
 
 
 def test_audit_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    s = SessionFile()
-    s.user("hello")
-    s.assistant("hi")
-    path = s.write(tmp_path / "plain.jsonl")
+    b = TranscriptBuilder()
+    b.user("hello")
+    b.assistant("hi")
+    path = b.write(tmp_path / "plain.jsonl")
     assert main(["audit", str(path)]) == 1
     assert "no compaction" in capsys.readouterr().err
     full, _ = basic_session(tmp_path)

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import SESSION_ID, SUCCESSOR_NAME, Builder, assert_strict_v3
+from fixtures.factories import SESSION_ID, TranscriptBuilder
+from fixtures.written import SUCCESSOR_NAME, assert_strict_v3
 from sessionlens.engine._io.atomic import is_temp_name
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.successor import CompactionRecord
@@ -35,11 +36,11 @@ KEY = "agent:main:main"
 
 
 def _session(folder: Path) -> tuple[Path, Path, CompactionRecord]:
-    b = Builder()
+    b = TranscriptBuilder()
     summarized: list[str] = []
     for turn in range(60):
-        ids = [b.user(f"question {turn} " + "detail " * 60),
-               b.assistant(f"answer {turn} " + "reply " * 120)]
+        ids = [b.user(f"question {turn} " + "detail " * 60).id,
+               b.assistant(f"answer {turn} " + "reply " * 120).id]
         if turn < 50:
             summarized += ids
     first_kept = b.lines[101]["id"]  # the user message of turn 50

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.factories import TranscriptBuilder
 from fixtures.samples import sample_path
 from sessionlens.engine.errors import LoadError
 from sessionlens.engine.load.reader import load_transcript
@@ -28,21 +29,13 @@ UUID = "0b0e6c1e-1111-4222-8333-444455556666"
 
 def transcript(path: Path, n: int = 3, compactions: int = 1, sid: str = "sid",
                cwd: str = "/proj") -> Path:
-    rows: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": sid, "timestamp": "t",
-                                   "cwd": cwd}]
-    prev = None
+    b = TranscriptBuilder(session_id=sid, cwd=cwd, plain_users=True)
     for i in range(n):
-        rows.append({"type": "message", "id": f"m{i}", "parentId": prev, "timestamp": "t",
-                     "message": {"role": "user",
-                                 "content": 'quoting {"type":"compaction"} is not one'}})
-        prev = f"m{i}"
+        b.user('quoting {"type":"compaction"} is not one', id=f"m{i}")
     for i in range(compactions):
-        rows.append({"type": "compaction", "id": f"c{i}", "parentId": prev, "timestamp": "t",
-                     "summary": "s", "firstKeptEntryId": prev, "tokensBefore": 1})
-        prev = f"c{i}"
+        b.compaction("s", b.leaf, 1, id=f"c{i}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+    return b.write(path)
 
 
 @pytest.mark.parametrize("name, kind", [
