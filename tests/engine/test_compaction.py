@@ -59,7 +59,9 @@ class _Scripted:
 
 
 def _plan(t):
-    return plan_compaction(t, DEFAULT_SETTINGS, manual=True, keep_recent_tokens=500)
+    # the tool-frames rule keeps the last read with its result, which these audits rely on
+    return plan_compaction(t, DEFAULT_SETTINGS, manual=True, keep_recent_tokens=500,
+                           cut_rule="tool-frames")
 
 
 def test_offline_run_audits_the_summary_it_returns() -> None:

@@ -45,3 +45,78 @@ def test_spans_are_in_order_and_several_redact_together() -> None:
     assert [f.kind for f in findings] == ["aws_access_key", "github_token"]
     assert findings[0].end < findings[1].start
     assert redact(text, findings) == "a [REDACTED:aws_access_key] b [REDACTED:github_token] c"
+
+
+def test_every_planted_kind_is_found_with_its_exact_value() -> None:
+    from fixtures.secret_fixtures import PLANTED
+
+    for kind, value in PLANTED.items():
+        text = {"aws_secret_key": f"aws_secret_access_key = {value}",
+                "key_assignment": f"DEPLOY_KEY={value}", "password_assignment": f"pwd: {value}",
+                "url_password": f"redis://:{value}@cache:6379", "bearer_token": f"Bearer {value}",
+                "private_key": f"-----BEGIN PRIVATE KEY-----\n{value}\n-----END PRIVATE KEY-----",
+                }.get(kind, f"here: {value} .")
+        (f,) = find_secrets(text)
+        assert f.kind == kind and value in text[f.start:f.end], kind
+
+
+@pytest.mark.parametrize("text", [
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    'AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+    "api_key: 0123456789abcdef0123456789abcdef01234567",
+    'args={\\"client_secret\\": \\"Zr8Kq2mX7cLv9Tb4Ny6H\\"}',
+    "-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA1234\\nabcdEFGH==\\n[... 300 more characters",
+])
+def test_named_values_escaped_quotes_and_cut_pem_blocks(text: str) -> None:
+    (f,) = find_secrets(text)
+    assert len(text[f.start:f.end]) >= 16 and "[..." not in text[f.start:f.end]
+
+
+def test_counters_and_settings_next_to_key_names_are_not_secrets() -> None:
+    text = ("max_tokens: 16384, tokenBudget=200000, token_count=123456789, tokens_before=30000, "
+            "password: required, cache_key=src/main.py, primaryKey: userId, "
+            "secret: [REDACTED:openai_key#1], reserveTokens: 16384")
+    assert find_secrets(text) == ()
+
+
+def test_a_run_redactor_numbers_each_secret_once_and_never_puts_it_back() -> None:
+    from sessionlens.engine.secrets import Redactor
+
+    a, b = "ghp_" + "a1B2" * 9, "ghp_" + "z9Y8" * 9
+    r = Redactor()
+    one = r.redact(f"first {a} then {b}", "chunk 1/2")
+    two = r.redact(f"again {b} and {a}", "chunk 2/2")
+    assert one == "first [REDACTED:github_token#1] then [REDACTED:github_token#2]"
+    assert two == "again [REDACTED:github_token#2] and [REDACTED:github_token#1]"
+    assert r.redact(one, "merge") == one  # placeholders are never findings
+    notes = r.notes()
+    assert {(n.where, n.placeholder) for n in notes} >= {("chunk 1/2", "[REDACTED:github_token#1]"),
+                                                         ("chunk 2/2", "[REDACTED:github_token#2]")}
+    assert not any(a in repr(n) or b in repr(n) for n in notes)
+
+
+def test_kept_values_are_sent_and_known_values_of_any_length_are_not() -> None:
+    from sessionlens.engine.secrets import Redactor
+
+    key = "sk-proj-" + "Q7" * 12
+    r = Redactor(keep={key}, known=["x9"])
+    assert r.redact(f"use {key} with token x9 now", "chunk") == (
+        f"use {key} with token [REDACTED:configured_key] now")
+
+
+def test_scrub_removes_configured_keys_echoes_and_keeps_placeholders() -> None:
+    from sessionlens.engine.secrets import Redactor, scrub
+
+    echoed = "AKIA" + "Q3EGRV5XNJ4ZP7TB"
+    summary = f"Use key ab1 and {echoed}; earlier [REDACTED:openai_key#1] stays."
+    assert scrub(summary, ["ab1"]) == ("Use key [REDACTED:configured_key] and "
+                                       "[REDACTED:aws_access_key#1]; earlier "
+                                       "[REDACTED:openai_key#1] stays.")
+    # with the run's redactor, an echoed value reads as the placeholder the requests carried
+    run = Redactor()
+    sent = run.redact("the password is Hunter22x", "chunk")  # not a `password=` assignment
+    assert sent == "the password is Hunter22x"
+    run.redact(f"password={'Hunter22x'}", "chunk")
+    assert scrub("the model says Hunter22x", redactor=run) == (
+        "the model says [REDACTED:password_assignment#1]")
+    assert scrub("[REDACTED:configured_key]", ["RED"]) == "[REDACTED:configured_key]"

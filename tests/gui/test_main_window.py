@@ -118,9 +118,12 @@ def test_dragging_the_cut_line_replans(qtbot: Any, make_main_window: Any) -> Non
         chart.drag_cut_to(x + 0.4)                 # off-grid: snaps to the valid point
     qtbot.waitUntil(lambda: ctx.controller.plan.first_kept_entry_id == target, timeout=SETTLE_MS)
     after = ctx.controller.plan
+    figures = ctx.controller.figures
     assert int(chart.cut.value()) == x
+    assert figures.first_kept_entry_id == after.first_kept_entry_id
     assert after.predicted_tokens_after != before.predicted_tokens_after
-    assert f"{after.predicted_tokens_after:,}" in ctx.window.tokens.prediction.text()
+    assert f"{figures.predicted_tokens_after:,}" in ctx.window.tokens.prediction.text()
+    assert chart.after_line.value() == figures.predicted_tokens_after
     assert ctx.window.tokens.reset_cut.isEnabled()
     ctx.window.tokens.reset_cut.click()
     assert ctx.controller.plan.first_kept_entry_id == before.first_kept_entry_id
@@ -214,11 +217,11 @@ def test_settings_change_replans_with_new_keep_recent(qtbot: Any, make_main_wind
     ctx = make_main_window()
     open_and_settle(qtbot, ctx, bundled_sample_path())
     before = ctx.controller.plan
-    settings = dataclasses.replace(ctx.controller.settings, keep_recent_tokens=5_000)
+    overrides = dataclasses.replace(ctx.controller.overrides, keep_recent_tokens=5_000)
     with qtbot.waitSignal(ctx.controller.plan_ready, timeout=SETTLE_MS):
-        ctx.controller.apply_settings(settings, ctx.controller.encoding)
+        ctx.controller.apply_overrides(overrides, ctx.controller.encoding)
     after = ctx.controller.plan
     assert after.settings.keep_recent_tokens == 5_000
+    assert ctx.controller.resolved.keep_recent_tokens.source == "app settings"
+    assert ctx.prefs.compaction_overrides()["keep_recent_tokens"] == 5_000  # stored once
     assert len(after.kept_entry_ids) < len(before.kept_entry_ids)
-
-

@@ -132,6 +132,7 @@ def test_a_summary_quoting_every_entity_drops_nothing(texts: list[list[str]],
         b.assistant("", call)
         b.result(call, f"Error: {command} failed", is_error=True)
     entities = extract_identifiers(b.entries)
-    summary = "\n".join(e.value for e in entities)
+    # a quantity is kept with what it measures: quoting each entity means quoting its context
+    summary = "\n".join(e.display for e in entities)
     assert find_dropped(summary, entities) == ()
     assert {d.value for d in find_dropped("", entities)} == {e.value for e in entities}

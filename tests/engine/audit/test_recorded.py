@@ -1,4 +1,5 @@
-"""Audits of a successor's compaction read the summarized span from the predecessor file."""
+"""Audits of recorded compactions: every kind alike, and a successor's span read from its
+predecessor file."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.samples import sample_path
 from fixtures.scenarios import rich_session
 from fixtures.written import path_to_root, read_rows
-from sessionlens.engine.audit.recorded import audit_compaction_in_chain, predecessor_span
+from sessionlens.engine.audit.recorded import (
+    audit_compaction_in_chain,
+    audit_every_compaction,
+    predecessor_span,
+)
 from sessionlens.engine.audit.report import audit_compaction
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
@@ -101,3 +107,36 @@ def test_a_file_that_holds_its_span_is_not_redirected(tmp_path: Path) -> None:
     audited = audit_compaction_in_chain(load_transcript(src), written.compaction_entry_id)
     assert audited.span_source is None
     assert ids["u1"] in audited.report.summarized_entry_ids
+
+
+@pytest.mark.samples
+def test_every_recorded_compaction_kind_feeds_the_audit(samples_dir: Path) -> None:
+    """pi/OpenClaw, Claude Code ``compact_boundary`` and Codex ``compacted`` alike."""
+    for prefix in ("03_", "07_", "09_"):
+        t = load_transcript(sample_path(samples_dir, prefix))
+        audits = audit_every_compaction(t)
+        assert list(audits) == [c.id for c in t.compactions]
+        assert any(a.report.summarized_entry_ids for a in audits.values()), prefix
+        for audited in audits.values():
+            r = audited.report
+            assert r.openclaw is not None and r.checks[0].name == "content"
+            if t.format in ("claude-code", "codex"):  # free-form writers: no headings, no cap
+                assert r.check("sections").passed and r.check("budget").passed, r.reasons
+                assert r.template == "none"
+            else:  # sample 03: five fallback placeholders, each replacing real history
+                assert r.total_loss == bool(r.summarized_entry_ids)
+                assert not r.check("content").passed
+    t = load_transcript(sample_path(samples_dir, "09_"))
+    report = audit_compaction(t)
+    assert report.latest_ask and not report.latest_ask.startswith("# Files mentioned")
+    assert sum(c.total for c in report.coverage) > 100
+
+
+@pytest.mark.samples
+def test_a_placeholder_that_replaced_nothing_is_no_total_loss(samples_dir: Path) -> None:
+    """Sample 04's placeholders kept their whole region verbatim: nothing was lost to them."""
+    t = load_transcript(sample_path(samples_dir, "04_"))
+    for audited in audit_every_compaction(t).values():
+        r = audited.report
+        assert not r.check("content").passed and not r.summarized_entry_ids
+        assert not r.total_loss and not r.dropped

@@ -1,4 +1,5 @@
-"""The summary audit: sections, identifiers, latest ask, budget, templates, real compactions."""
+"""The summary audit: sections, identifiers, errors anywhere, numbers with their meaning,
+fallbacks, the latest ask in the user's words, budget, templates, real compactions."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Any
 
 import pytest
 
+from fixtures.audit_sessions import ERROR, failing_test_session
 from fixtures.factories import TranscriptBuilder, structured_summary
 from fixtures.samples import sample_path
 from sessionlens.engine.audit.report import audit_compaction, audit_report_dict, audit_summary
 from sessionlens.engine.audit.span import compaction_span
-from sessionlens.engine.contract.ask import ask_tokens, clean_user_ask, has_ask_overlap
+from sessionlens.engine.contract.ask import ask_tokens, has_ask_overlap
 from sessionlens.engine.contract.templates import detect_template
+from sessionlens.engine.contract.user_words import strip_envelope
 from sessionlens.engine.errors import AuditError
 from sessionlens.engine.load.reader import load_transcript
 
@@ -41,8 +44,8 @@ def test_structured_summary_with_everything_passes() -> None:
                                  "commit 9F8E7D6C5B4A; https://docs.example.org/x")
     report = audit_summary(b.build(), summary, summarized_entry_ids=span, template="structured")
     assert report.passed, report.reasons
-    assert [c.name for c in report.checks] == ["content", "sections", "identifiers", "latest_ask",
-                                               "budget"]
+    assert [c.name for c in report.checks] == ["content", "sections", "identifiers", "errors",
+                                               "latest_ask", "budget"]
     assert set(report.identifiers_found) == {"/srv/app/parser.py", "9F8E7D6C5B4A",
                                              "https://docs.example.org/x"}
     assert report.identifiers_missing == ()
@@ -128,8 +131,8 @@ def test_latest_ask_rule() -> None:
 def test_openclaw_channel_metadata_is_not_part_of_the_ask() -> None:
     raw = ('Sender (untrusted metadata):\n```json\n{"label": "telegram", "id": "12345678"}\n```\n\n'
            "[Sun 2026-03-08 22:03 GMT+9] rotate the staging certificates")
-    assert clean_user_ask(raw) == "rotate the staging certificates"
-    assert ask_tokens(clean_user_ask(raw)) == ("rotate", "staging", "certificates")
+    assert strip_envelope(raw) == "rotate the staging certificates"
+    assert ask_tokens(strip_envelope(raw)) == ("rotate", "staging", "certificates")
 
 
 def test_latest_ask_not_reflected_and_explicit_ask_entry() -> None:
@@ -285,3 +288,69 @@ def test_sample01_is_judged_on_its_own_template(samples_dir: Path) -> None:
         assert report.check("content").passed and report.check("budget").passed
         assert len(report.summarized_entry_ids) == raw["firstKeptEntryIndex"] - previous - 1
         previous = pos
+
+
+# --------------------------------------------------------------------------- telling the truth
+
+def test_audit_names_a_dropped_error_and_a_dropped_path() -> None:
+    b, span = failing_test_session()
+    summary = structured_summary("- billing export fixed; p99 latency is 175 ms")
+    report = audit_summary(b.build(), summary, summarized_entry_ids=span, template="structured",
+                           identifier_policy="off")
+    dropped = {(d.cls, d.value): d for d in report.dropped}
+    error = dropped[("error", ERROR)]
+    assert error.entry_ids == (span[2], span[3])  # the tool output and the assistant's quote
+    assert ("path", "/srv/billing/export.py") in dropped
+    errors = report.check("errors")
+    assert errors.passed  # policy off: reported only
+    strict = audit_summary(b.build(), summary, summarized_entry_ids=span, template="structured")
+    assert not strict.check("errors").passed and not strict.passed
+    assert ERROR in strict.check("errors").detail
+    kept = audit_summary(b.build(), structured_summary(f"- {ERROR}"), summarized_entry_ids=span,
+                         template="structured")
+    assert kept.check("errors").passed
+
+
+def test_a_number_kept_without_its_meaning_counts_as_lost() -> None:
+    b, span = failing_test_session()
+    t = b.build()
+    bare = audit_summary(t, structured_summary(f"- {ERROR}\n- 175 ms"), summarized_entry_ids=span,
+                         template="structured")
+    assert [d.context for d in bare.dropped if d.cls == "quantity"] == ["p99 latency is 175 ms"]
+    meant = audit_summary(t, structured_summary(f"- {ERROR}\n- p99 latency: 175 ms"),
+                          summarized_entry_ids=span, template="structured")
+    assert not [d for d in meant.dropped if d.cls == "quantity"]
+    quantity = next(c for c in meant.coverage if c.cls == "quantity")
+    assert (quantity.found, quantity.total) == (1, 1)
+
+
+def test_a_fallback_placeholder_is_a_total_loss() -> None:
+    b, span = failing_test_session()
+    # the placeholder happens to contain a word of the span: still nothing counts as kept
+    text = "Summary unavailable due to context limits. Older messages were truncated. pytest"
+    report = audit_summary(b.build(), text, summarized_entry_ids=span, template="structured")
+    assert not report.passed and report.total_loss
+    assert report.check("content").reasons == ("fallback_summary",)
+    assert all(c.found == 0 for c in report.coverage)
+    assert len(report.dropped) == len(report.entities) > 0
+    assert audit_report_dict(report)["total_loss"] is True
+
+
+def test_the_latest_ask_is_the_users_words_not_the_envelope() -> None:
+    b = TranscriptBuilder()
+    span = [b.user("[Telegram Verve AI id:8148859805 2026-01-31 08:12 GMT+8] rotate the staging "
+                   "certificates\n[message_id: 3]").id]
+    span.append(b.user("Pre-compaction memory flush. Store durable memories now. If nothing to "
+                       "store, reply with NO_REPLY.").id)
+    span.append(b.assistant("NO_REPLY").id)
+    t = b.build()
+    envelope_only = structured_summary("- telegram verve ai id 2026")
+    report = audit_summary(t, envelope_only, summarized_entry_ids=span, template="structured")
+    assert report.latest_ask == "rotate the staging certificates"
+    assert not report.check("latest_ask").passed
+    # OpenClaw reads the raw text of the latest user message: the flush prompt
+    assert report.openclaw is not None and report.openclaw.latest_ask is not None
+    assert report.openclaw.latest_ask.startswith("Pre-compaction memory flush")
+    good = audit_summary(t, structured_summary("- rotate the staging certificates"),
+                         summarized_entry_ids=span, template="structured")
+    assert good.check("latest_ask").passed

@@ -22,7 +22,7 @@ def test_audit_json_keys_and_values(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert data["compaction_id"] == ids["compaction"]
     assert data["passed"] is False  # the summary lacks the span's identifiers
     assert [c["name"] for c in data["checks"]] == ["content", "sections", "identifiers",
-                                                   "latest_ask", "budget"]
+                                                   "errors", "latest_ask", "budget"]
     assert set(data["identifiers"]) == {"found", "missing"}
     assert "/srv/app/parser.py" in data["identifiers"]["missing"]
     dropped = {d["value"]: d for d in data["dropped"]}
@@ -53,13 +53,52 @@ def test_audit_picks_compaction_and_prints_text(tmp_path: Path, capsys: pytest.C
     assert "/compact Focus on" in out and "/srv/one/a.py" in out
 
 
-def test_audit_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_nothing_to_audit_is_an_answer_not_an_error(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     b = TranscriptBuilder()
-    b.user("hello")
+    b.user("hello", id="e0000001")
     b.assistant("hi")
     path = b.write(tmp_path / "plain.jsonl")
-    assert main(["audit", str(path)]) == 1
-    assert "no compaction" in capsys.readouterr().err
+    assert main(["audit", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("nothing to audit:") and "no compaction" in captured.out
+    assert "error" not in captured.out + captured.err
+    assert main(["audit", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["nothing_to_audit"] is True
+    assert main(["audit", str(path), "--cut", "e0000001"]) == 1
+    assert "--cut needs --summary-file" in capsys.readouterr().err
+
+
+def test_audit_a_summary_file_against_a_compaction_or_a_cut(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, ids = basic_session(tmp_path)
+    text = tmp_path / "mine.md"
+    text.write_text(structured_summary("fix the crash in /srv/app/parser.py when loading big "
+                                       "files; FAILED tests/test_parser.py::test_big with "
+                                       "MemoryError: parser ran out of memory at 2048 MB"),
+                    encoding="utf-8")
+    assert main(["audit", str(path), "--summary-file", str(text), "--compaction",
+                 ids["compaction"], "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compaction_id"] == ids["compaction"] and data["summary_file"] == str(text)
+    recorded = {d["value"] for d in data["dropped"]}
+    assert "/srv/app/parser.py" not in recorded  # the hand-written text keeps it
+    errors = next(c for c in data["checks"] if c["name"] == "errors")
+    assert errors["passed"], errors
+    # the same text against a cut in a file without a compaction
+    b = TranscriptBuilder()
+    b.user("Please fix the crash in /srv/app/parser.py when loading big files")
+    b.assistant("On it: see https://docs.example.org/parser")
+    cut = b.user("thanks, keep going").id
+    b.assistant("Continuing.")
+    plain = b.write(tmp_path / "plain.jsonl")
+    assert main(["audit", str(plain), "--summary-file", str(text), "--cut", cut]) == 0
+    out = capsys.readouterr().out
+    assert f"against the cut at {cut}" in out
+    assert "URLs: https://docs.example.org/parser" in out  # named as dropped
+
+
+def test_audit_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     full, _ = basic_session(tmp_path)
     assert main(["audit", str(full), "--compaction", "nope"]) == 1
     assert "no compaction with id 'nope'" in capsys.readouterr().err

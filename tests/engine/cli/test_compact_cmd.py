@@ -12,7 +12,7 @@ import pytest
 
 from fixtures.factories import TranscriptBuilder
 from fixtures.llm_wire import Act, FakeSleep, WireServer, policy
-from fixtures.written import listing
+from fixtures.written import listing, read_rows
 from sessionlens.engine.cli import compact_cmd, main
 from sessionlens.engine.contract.templates import REQUIRED_SECTIONS
 from sessionlens.engine.load.reader import load_transcript
@@ -179,14 +179,14 @@ def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
     b.assistant("ok")
     b.user("bye")
     path = b.write(tmp_path / "tiny.jsonl")
-    code = main(["compact", str(path), "--json"])
+    code = main(["compact", str(path), "--json", "--keep-recent", "0"])
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert code == 0 and out["tokens_after"] >= out["tokens_before"]
     assert any("saves nothing" in w for w in out["warnings"])
     assert "warning: the compacted context" in captured.err
     big = session(tmp_path)
-    code = main(["compact", str(big), "--json"])
+    code = main(["compact", str(big), "--json", "--keep-recent", "0"])
     out = json.loads(capsys.readouterr().out)
     assert out["tokens_after"] < out["tokens_before"] or any(
         "saves nothing" in w for w in out["warnings"])
@@ -195,7 +195,8 @@ def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
 def test_quality_retries_and_early_lock_refusal(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     """--quality-retries reaches the loop; a held lock is refused before any model call."""
     path = session(tmp_path)
-    assert main(["compact", str(path), "--quality-retries", "2", "--json"]) == 0
+    assert main(["compact", str(path), "--quality-retries", "2", "--json",
+                 "--keep-recent", "0"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert 1 <= out["audit"]["attempts"] <= 3
     assert 1 <= out["audit"]["kept_attempt"] <= out["audit"]["attempts"]
@@ -210,3 +211,69 @@ def test_quality_retries_and_early_lock_refusal(tmp_path, capsys) -> None:  # ty
     err = capsys.readouterr().err
     assert "locked by process" in err and "127.0.0.1" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def _storm_session(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """Old work to summarize, then a prompt sent twice 15 s apart: the first copy failed."""
+    b = TranscriptBuilder(plain_users=True)
+    ids = {"old": b.user("the old part of the session " * 300).id,
+           "a0": b.assistant("noted").id}
+    ask = "please summarise the quarterly report for the board"
+    ids["u1"] = b.user("next: the quarterly report " * 10).id
+    ids["a1"] = b.assistant("ready when you are " * 10).id
+    ids["c1"] = b.message({"role": "user", "content": ask, "timestamp": 1_000}).id
+    ids["e1"] = b.message({"role": "assistant", "content": [], "api": "x", "provider": "p",
+                           "model": "m", "stopReason": "error", "errorMessage": "503 overloaded",
+                           "timestamp": 1_100}).id
+    ids["c2"] = b.message({"role": "user", "content": ask, "timestamp": 16_000}).id
+    ids["a2"] = b.assistant("Here is the summary of the quarterly report.").id
+    return b.write(tmp_path / "storm.jsonl"), ids
+
+
+def test_compact_json_lists_the_retry_copies_it_left_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, ids = _storm_session(tmp_path)
+    code, out = run_json(capsys, str(path), "--keep-recent", "120", "--write", "successor")
+    # the cut is u1; the successor keeps the last summarized assistant turn back, so the
+    # file's firstKeptEntryId (what --json reports once written) is a0
+    assert code == 0 and out["cut_entry_id"] == ids["u1"]
+    assert out["first_kept_entry_id"] == ids["a0"]
+    (copy,) = out["dropped_retry_copies"]  # type: ignore[misc]
+    assert (copy["entry_id"], copy["kept_entry_id"], copy["reply_entry_ids"],
+            copy["outcome"], copy["gap_ms"]) == (ids["c1"], ids["c2"], [ids["e1"]], "error",
+                                                 15_000)
+    successor = next(Path(p) for p in out["written"]  # type: ignore[attr-defined]
+                     if Path(p).name != path.name and ".checkpoint." not in p)
+    kept = {r.get("id") for r in read_rows(successor)}
+    assert ids["c1"] not in kept and ids["e1"] not in kept and ids["c2"] in kept
+
+
+def test_keep_retry_copies_and_the_preview_without_writing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, ids = _storm_session(tmp_path)
+    code, preview = run_json(capsys, str(path), "--keep-recent", "120")
+    assert code == 0 and preview["written"] == []
+    assert [c["entry_id"] for c in preview["dropped_retry_copies"]] == [ids["c1"]]  # type: ignore[attr-defined]
+    code, kept = run_json(capsys, str(path), "--keep-recent", "120", "--keep-retry-copies",
+                          "--write", "successor")
+    assert code == 0 and kept["dropped_retry_copies"] == []
+    successor = next(Path(p) for p in kept["written"]  # type: ignore[attr-defined]
+                     if ".checkpoint." not in p and Path(p).name != path.name)
+    assert ids["c1"] in {r.get("id") for r in read_rows(successor)}
+    assert main(["compact", str(path), "--keep-recent", "120"]) == 0
+    assert "a successor would leave out 1 unanswered copy" in capsys.readouterr().out
+
+
+def test_predicted_kept_part_is_the_successors_on_a_retry_storm(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The plan's kept tokens already leave the storm copies out and the kept-back turn in:
+    tokens after = kept tokens + the summary, exactly, as measured on the written file."""
+    from sessionlens.engine.opened import Overrides, open_transcript, summary_tokens
+    from sessionlens.engine.settings import DEFAULT_SETTINGS
+
+    path, _ids = _storm_session(tmp_path)
+    opened = open_transcript(path, Overrides(keep_recent_tokens=120), config=DEFAULT_SETTINGS)
+    figures = opened.figures(opened.plan())
+    code, out = run_json(capsys, str(path), "--keep-recent", "120", "--write", "successor")
+    assert code == 0 and out["dropped_retry_copies"]
+    assert out["tokens_after"] == figures.kept_tokens + summary_tokens(out["summary"])

@@ -45,15 +45,39 @@ def test_export_specific_compaction_text_output(tmp_path: Path,
     assert json.loads(out.read_text())["compaction_id"] == first
 
 
-def test_export_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_without_a_compaction_says_so(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     b = TranscriptBuilder()
     b.user("no compaction here")
     path = b.write(tmp_path / "plain.jsonl")
-    assert main(["export", str(path), "--format", "md", "-o", str(tmp_path / "x.md")]) == 1
-    assert "no compaction" in capsys.readouterr().err
+    assert main(["export", str(path), "--format", "md", "-o", str(tmp_path / "x.md")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("nothing to export:") and "--transcript" in out
     assert not (tmp_path / "x.md").exists()
+    assert main(["export", str(path), "--format", "md", "-o", str(tmp_path / "x.md"),
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) | {"reason": ""} == {
+        "written": [], "nothing_to_export": True, "reason": ""}
     with pytest.raises(SystemExit):
         main(["export", str(path), "--format", "pdf", "-o", "x"])
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_export_the_transcript_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      fmt: str) -> None:
+    path, ids = basic_session(tmp_path)
+    out = tmp_path / f"session.{fmt}"
+    assert main(["export", str(path), "--transcript", "--format", fmt, "-o", str(out),
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["written"] == [str(out)] and data["kind"] == "transcript"
+    assert data["compactions"] == 1
+    text = out.read_text(encoding="utf-8")
+    assert ids["compaction"] in text and "MemoryError: parser ran out of memory" in text
+    assert "Audit: FAILED" in text  # the boundary carries its audit
+    assert main(["export", str(path), "--transcript", "--format", "json", "-o",
+                 str(tmp_path / "t.json")]) == 1
+    assert "md or html" in capsys.readouterr().err
 
 
 def test_export_subprocess(tmp_path: Path) -> None:

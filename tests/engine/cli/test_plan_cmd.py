@@ -38,7 +38,7 @@ def test_json_has_the_design_keys(tmp_path: Path, capsys: pytest.CaptureFixture[
     f = tmp_path / "s.jsonl"
     ids = _write_session(f)
     assert main(["plan", str(f), "--json", "--keep-recent", "4500", "--context-window", "50000",
-                 "--reserve", "10000", "--reserve-floor", "0"]) == 0
+                 "--reserve", "10000", "--reserve-floor", "0", "--rule", "tool-frames"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert KEYS <= out.keys()
     assert out["threshold"] == 40_000 and out["context_tokens"] == 5_510
@@ -54,13 +54,13 @@ def test_json_has_the_design_keys(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert out["file_ops"]["read"] == [f"/src/{k}.py" for k in range(4)]
 
 
-def test_cut_and_manual_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cut_and_hard_boundary_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "s.jsonl"
     ids = _write_session(f)
     assert main(["plan", str(f), "--json", "--cut", ids[10]]) == 0  # a tool result
     out = json.loads(capsys.readouterr().out)
     assert out["first_kept_entry_id"] == ids[9] and "tool result" in out["cut_reason"]
-    assert main(["plan", str(f), "--json", "--manual"]) == 0
+    assert main(["plan", str(f), "--json", "--keep-recent", "0"]) == 0  # a hard boundary
     out = json.loads(capsys.readouterr().out)
     assert out["first_kept_entry_id"] is None and out["kept_entry_ids"] == []
     assert out["summarize_entry_ids"] == ids
@@ -75,19 +75,25 @@ def test_human_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert not text.lstrip().startswith("{")
 
 
-def test_already_compacted_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_already_compacted_is_a_normal_answer(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing to compact is an answer (stdout, exit 0), not an "error:" on stderr."""
     f = tmp_path / "s.jsonl"
     _write_session(f, compacted=True)
-    assert main(["plan", str(f), "--json"]) == 1
+    assert main(["plan", str(f), "--json"]) == 0
     captured = capsys.readouterr()
-    assert "Already compacted" in captured.err and captured.out == ""
+    out = json.loads(captured.out)
+    assert out["nothing_to_compact"] is True and out["should_compact"] is False
+    assert "Already compacted" in out["reason"] and captured.err == ""
+    assert main(["plan", str(f)]) == 0
+    assert capsys.readouterr().out.startswith("nothing to compact: ")
 
 
 def test_subprocess_json(tmp_path: Path) -> None:
     f = tmp_path / "s.jsonl"
     ids = _write_session(f, turns=3)
     proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "plan", str(f),
-                           "--json", "--keep-recent", "100"],
+                           "--json", "--keep-recent", "100", "--rule", "tool-frames"],
                           capture_output=True, text=True, check=False, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

@@ -146,7 +146,7 @@ def test_summary_contains_rules() -> None:
 @given(st.text(alphabet="ab09AF.:/-_ \\\n()\"'<x", max_size=80))
 def test_chunked_scan_matches_the_plain_regex(text: str) -> None:
     """Scanning whitespace-free chunks (to avoid quadratic backtracking) changes nothing."""
-    from sessionlens.engine.contract.identifiers import _OPENCLAW_RE
+    from sessionlens.engine.contract.opaque import _OPENCLAW_RE
 
     expected: dict[str, None] = {}
     for match in _OPENCLAW_RE.finditer(text):
@@ -156,3 +156,14 @@ def test_chunked_scan_matches_the_plain_regex(text: str) -> None:
         if len(value) >= 4:
             expected.setdefault(value, None)
     assert extract_opaque_identifiers(text) == tuple(expected)[:OPENCLAW_MAX_IDENTIFIERS]
+
+
+def test_secrets_and_their_pieces_are_never_required_identifiers() -> None:
+    from fixtures.secret_fixtures import PLANTED
+    from sessionlens.engine.contract.identifiers import extract_opaque_identifiers
+
+    text = (f"bot {PLANTED['slack_token']} on port 8443, commit 3f9a2c1d7e5b4a6f8e9d0c1b2a3f4e5d6c7b8a9f"
+            f" key DEPLOY_KEY={PLANTED['key_assignment']} and {PLANTED['aws_access_key']}")
+    found = extract_opaque_identifiers(text)
+    assert "3F9A2C1D7E5B4A6F8E9D0C1B2A3F4E5D6C7B8A9F" in found  # a hash is no secret
+    assert not [i for i in found if any(i.lower() in v.lower() for v in PLANTED.values())]

@@ -116,7 +116,7 @@ def test_json_export_validates_against_schema(tmp_path: Path) -> None:
                                "entry_count": 4}
     assert data["compaction_id"] == ids["compaction"]
     names = [c["name"] for c in data["audit"]["checks"]]
-    assert names == ["content", "sections", "identifiers", "latest_ask", "budget"]
+    assert names == ["content", "sections", "identifiers", "errors", "latest_ask", "budget"]
     assert {d["value"] for d in data["dropped"]} >= {"/srv/app/parser.py", "pytest -q tests/test_parser.py"}
     broken = dict(data, schema_version=2)
     with pytest.raises(jsonschema.ValidationError):
@@ -203,3 +203,19 @@ def test_export_of_a_sessionlens_compaction_names_its_provider(tmp_path: Path) -
     assert "offline / extractive" in md
     other = bundle_for_compaction(after, ids["compaction"])  # written by someone else
     assert (other.provider, other.model, other.instructions) == (None, None, "")
+
+
+def test_an_export_never_claims_a_focus_that_did_nothing(tmp_path: Path) -> None:
+    path, ids = basic_session(tmp_path)
+    before = load_transcript(path)
+    record = CompactionRecord(structured_summary(), ids["kept"], 999, provider="offline",
+                              instructions="Focus on the kubernetes rollout",
+                              focus_matched=False)
+    written = write_compaction(before, record, "append", store_path=None)
+    bundle = bundle_for_compaction(load_transcript(path), written.compaction_entry_id)
+    assert bundle.focus_applied is False
+    md = export_summary(bundle, "md", tmp_path / "o.md").read_text("utf-8")
+    assert "(not applied: nothing in the summarized entries matched them)" in md
+    data = json.loads(export_summary(bundle, "json", tmp_path / "o.json").read_text("utf-8"))
+    jsonschema.Draft202012Validator(export_schema()).validate(data)
+    assert data["focus_applied"] is False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -150,3 +151,39 @@ def test_overflow_search_stops_at_the_previous_boundary() -> None:
     b.compaction(text_of(5))  # a second one straight after: nothing new overflowed
     first, second = analyze_compactions(b.build(), CFG)
     assert first.trigger == "overflow-retry" and second.trigger != "overflow-retry"
+
+
+def test_a_compaction_between_tool_results_and_the_next_call_fired_mid_turn() -> None:
+    b = TranscriptBuilder()
+    _turn(b, 30_000)
+    b.user(text_of(100))
+    call = b.call("read", path="/big")
+    b.assistant("", call, usage=39_000)
+    b.result(call, text_of(4_000))
+    b.compaction(text_of(10))
+    (plain,) = analyze_compactions(b.build(), CFG)
+    (checked,) = analyze_compactions(b.build(), replace(CFG, mid_turn_precheck_enabled=True))
+    assert plain.mid_turn and checked.mid_turn
+    assert plain.trigger == "threshold" and checked.trigger == "mid-turn-precheck"
+
+
+def test_a_compaction_after_a_finished_turn_is_not_mid_turn() -> None:
+    b = TranscriptBuilder()
+    _turn(b, 45_000)
+    b.compaction(text_of(10))
+    (f,) = analyze_compactions(b.build(), replace(CFG, mid_turn_precheck_enabled=True))
+    assert not f.mid_turn and f.trigger == "threshold"
+
+
+def test_a_big_active_transcript_under_the_threshold_is_the_size_guard() -> None:
+    b = TranscriptBuilder()
+    _turn(b, 5_000)
+    _turn(b, 6_000)
+    b.compaction(text_of(10))
+    t = b.build(line_bytes=1_000)
+    (manual,) = analyze_compactions(t, CFG)
+    (guard,) = analyze_compactions(t, replace(CFG, max_active_transcript_bytes=4_004))
+    (small,) = analyze_compactions(t, replace(CFG, max_active_transcript_bytes=4_005))
+    assert guard.active_bytes == 4 * 1_001  # the four messages before it
+    assert (manual.trigger, guard.trigger, small.trigger) == ("manual", "size-guard", "manual")
+    assert "far-below-threshold" in manual.flags and "far-below-threshold" not in guard.flags

@@ -22,39 +22,17 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.factories import SESSION_ID, TranscriptBuilder
+from fixtures.scenarios import STORE_KEY as KEY
+from fixtures.scenarios import store_session
 from fixtures.written import SUCCESSOR_NAME, assert_strict_v3
 from sessionlens.engine._io.atomic import is_temp_name
 from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.persist.recovery import JOURNAL_SUFFIX
 from sessionlens.engine.persist.successor import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")]
-
-KEY = "agent:main:main"
-
-
-def _session(folder: Path) -> tuple[Path, Path, CompactionRecord]:
-    b = TranscriptBuilder()
-    summarized: list[str] = []
-    for turn in range(60):
-        ids = [b.user(f"question {turn} " + "detail " * 60).id,
-               b.assistant(f"answer {turn} " + "reply " * 120).id]
-        if turn < 50:
-            summarized += ids
-    first_kept = b.lines[101]["id"]  # the user message of turn 50
-    src = b.write(folder / f"{SESSION_ID}.jsonl")
-    store = folder / "sessions.json"
-    store.write_text(json.dumps({
-        "agent:main:other": {"sessionId": "someone-else", "updatedAt": 1},
-        KEY: {"sessionId": SESSION_ID, "updatedAt": 2, "sessionFile": str(src),
-              "compactionCount": 3, "skillsSnapshot": {"prompt": "x" * 20000}},
-    }, indent=2))
-    rec = CompactionRecord("summary of fifty turns", first_kept, 30000, 4000,
-                           summarized_entry_ids=tuple(summarized), provider="offline")
-    return src, store, rec
-
 
 def _run_child(transcript: object, rec: CompactionRecord, mode: str) -> int:
     pid = os.fork()
@@ -81,7 +59,8 @@ def _check_run(folder: Path, src: Path, store: Path, orig_src: bytes, orig_store
     successors: list[Path] = []
     checkpoints = 0
     for p in folder.iterdir():
-        if p in (src, store) or p.name.endswith(".lock") or is_temp_name(p.name):
+        if (p in (src, store) or p.name.endswith((".lock", JOURNAL_SUFFIX))
+                or is_temp_name(p.name)):
             continue
         if ".checkpoint." in p.name:
             assert p.read_bytes() == orig_src, f"partial checkpoint {p.name}"
@@ -134,15 +113,43 @@ def _reset(folder: Path, src: Path, store: Path, orig_src: bytes, orig_store: by
 ORIG_MTIME: dict[Path, int] = {}
 
 
-@pytest.mark.parametrize(("mode", "runs"), [("successor", 200), ("append", 60)])
-def test_sigkill_never_damages_anything(tmp_path: Path, mode: str, runs: int) -> None:
-    src, store, rec = _session(tmp_path)
+def _check_after_load(folder: Path, src: Path, store: Path, orig_src: bytes,
+                      orig_store: bytes, mode: str) -> str:
+    """The next load finishes or undoes a killed write: file and store agree again, and
+    nothing of ours is left behind (temp files, locks, the journal)."""
+    t = load_transcript(src)
+    names = sorted(p.name for p in folder.iterdir())
+    assert not [n for n in names if is_temp_name(n) or n.endswith((".lock", JOURNAL_SUFFIX))]
+    checkpoints = [n for n in names if ".checkpoint." in n]
+    successors = [n for n in names if SUCCESSOR_NAME.match(n)]
+    rec, before = json.loads(store.read_bytes())[KEY], json.loads(orig_store)[KEY]
+    if mode == "append":
+        done = [e.id for e in t.entries if e.type == "compaction"]
+        assert rec["compactionCount"] == before["compactionCount"] + len(done), "disagree"
+        posts = [c["postCompaction"]["entryId"] for c in rec.get("compactionCheckpoints", [])]
+        assert posts == done and len(checkpoints) == len(done)
+    else:
+        assert src.read_bytes() == orig_src and len(successors) <= 1
+        if successors:
+            assert rec["sessionFile"] == str(folder / successors[0])
+            assert rec["compactionCount"] == before["compactionCount"] + 1
+        else:
+            assert store.read_bytes() == orig_store
+        assert len(checkpoints) == len(successors)
+    said = " ".join(d.reason for d in t.diagnostics)
+    return ("store brought up to date" if "brought up to date" in said else
+            "rolled back" if "rolled back" in said else "nothing to repair")
+
+
+def _kill_trials(tmp_path: Path, mode: str, runs: int) -> None:
+    src, store, rec = store_session(tmp_path)
     orig_src, orig_store = src.read_bytes(), store.read_bytes()
     transcript = load_transcript(src)
     ORIG_MTIME[src] = transcript.file_mtime_ns
     rng = random.Random(20260201 + runs)
     stages: Counter[str] = Counter()
     exits: Counter[str] = Counter()
+    loads: Counter[str] = Counter()
     gc.freeze()  # fewer copy-on-write faults in the forked writers
     try:
         # Calibrate the kill window on one undisturbed run (0-30 ms, or longer if the
@@ -156,18 +163,32 @@ def test_sigkill_never_damages_anything(tmp_path: Path, mode: str, runs: int) ->
             assert _check_run(tmp_path, src, store, orig_src, orig_store, mode) == "complete"
             _reset(tmp_path, src, store, orig_src, orig_store)
         window = max(0.030, 1.2 * min(took))
-        _kill_loop(transcript, rec, mode, runs, window, rng, stages, exits,
+        _kill_loop(transcript, rec, mode, runs, window, rng, (stages, exits, loads),
                    (tmp_path, src, store, orig_src, orig_store))
     finally:
         gc.unfreeze()
-    assert sum(stages.values()) == runs
+    assert sum(stages.values()) == sum(loads.values()) == runs
     print(f"\n{mode}: {runs} runs, kill window {window * 1000:.0f} ms; exits {dict(exits)}; "
-          f"state after the kill {dict(stages)}")
+          f"state after the kill {dict(stages)}; the next load: {dict(loads)}; file and "
+          f"store agreed after it in {runs} of {runs}")
+
+
+@pytest.mark.parametrize(("mode", "runs"), [("successor", 40), ("append", 60)])
+def test_sigkill_never_damages_anything(tmp_path: Path, mode: str, runs: int) -> None:
+    _kill_trials(tmp_path, mode, runs)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("mode", ["successor", "append"])
+def test_sigkill_many_trials(tmp_path: Path, mode: str) -> None:
+    _kill_trials(tmp_path, mode, 300)
 
 
 def _kill_loop(transcript: object, rec: CompactionRecord, mode: str, runs: int,
-               window: float, rng: random.Random, stages: Counter[str], exits: Counter[str],
+               window: float, rng: random.Random,
+               counters: tuple[Counter[str], Counter[str], Counter[str]],
                files: tuple[Path, Path, Path, bytes, bytes]) -> None:
+    stages, exits, loads = counters
     for _ in range(runs):
         pid = _run_child(transcript, rec, mode)
         time.sleep(rng.uniform(0.0, window))
@@ -179,4 +200,5 @@ def _kill_loop(transcript: object, rec: CompactionRecord, mode: str, runs: int,
             assert os.WEXITSTATUS(status) == 0, "the writer failed on its own"
             exits["finished"] += 1
         stages[_check_run(*files, mode)] += 1
+        loads[_check_after_load(*files, mode)] += 1
         _reset(*files)

@@ -14,9 +14,9 @@ from fixtures.samples import sample_path
 from fixtures.scenarios import rich_session
 from fixtures.written import ISO_MS_Z, SUCCESSOR_NAME, assert_strict_v3, path_to_root, read_rows
 from sessionlens.engine.errors import PersistError
-from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.model import FileOps
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.successor import CompactionRecord, ResumeState, resume_state
 from sessionlens.engine.persist.writer import append_compaction, write_successor
 
 CONTEXT_TYPES = {"message", "custom_message", "branch_summary"}
@@ -297,3 +297,37 @@ def test_append_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
     link.symlink_to(src)
     append_compaction(load_transcript(link), _record([ids["u1"]], ids["u2"]))
     assert link.is_symlink() and read_rows(src)[-1]["type"] == "compaction"
+
+
+def test_a_hard_boundary_successor_keeps_the_model_to_resume_with(tmp_path: Path) -> None:
+    """pi resumes with the last model_change or assistant's model: a hard boundary drops every
+    assistant, so without help the successor would resume with the older m2."""
+    src, ids = rich_session(tmp_path)
+    t = load_transcript(src)
+    assert resume_state(t.path_entries()) == ResumeState(("p", "m"), "off")
+    res = write_successor(t, _record([], None))
+    assert res.successor_path is not None
+    entries = read_rows(res.successor_path)[1:]
+    by_id = {e["id"]: e for e in entries}
+    comp = entries[-1]
+    restored = by_id[comp["parentId"]]
+    assert restored["type"] == "model_change" and restored["id"] not in t.index
+    assert (restored["provider"], restored["modelId"]) == ("p", "m")
+    assert entries[-2] is restored and restored["parentId"] == entries[-3]["id"]  # the leaf
+    back = load_transcript(res.successor_path)
+    assert resume_state(back.path_entries()) == ResumeState(("p", "m"), "off")
+    # a successor that keeps an assistant with the current model needs no extra row
+    kept = write_successor(t, _record([], ids["u3"]))
+    assert kept.successor_path is not None
+    rows = read_rows(kept.successor_path)[1:]
+    assert not any(r["type"] == "model_change" and r["id"] not in t.index for r in rows)
+
+
+def test_resume_state_reads_levels_and_models_in_path_order() -> None:
+    b = TranscriptBuilder()
+    b.thinking_level("high")
+    b.assistant("hi")
+    b.model_change("later", provider="q")
+    t = load_transcript_bytes(b.jsonl(), Path("/tmp/never-written.jsonl"))
+    assert resume_state(t.path_entries()) == ResumeState(("q", "later"), "high")
+    assert resume_state(()) == ResumeState(None, "off")

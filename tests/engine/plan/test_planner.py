@@ -15,8 +15,9 @@ from fixtures.samples import sample_path
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.model import FileOps
-from sessionlens.engine.plan.cutpoints import CUT_RULES, region_bounds
 from sessionlens.engine.plan.planner import CompactionPlan, context_window_of, plan_compaction
+from sessionlens.engine.plan.prepare import prepare_rule, rule_estimator
+from sessionlens.engine.plan.rules import CUT_RULES
 from sessionlens.engine.settings import CompactionSettings
 from sessionlens.engine.tokens.counts import EntryTokens, TokenReport, estimate_entry_tokens
 
@@ -91,15 +92,25 @@ def test_previous_compaction_summary_details_and_region() -> None:
     b.user(text_of(400))
     b.assistant(text_of(10))
     t = b.build()
-    plan = plan_compaction(t, WINDOW)
-    start, _ = region_bounds(list(t.path_entries()))
+    plan = plan_compaction(t, WINDOW, cut_rule="pi-0.58")
+    start = t.active_path.index(comp.id) + 1
     assert plan.previous_compaction_id == comp.id == plan.boundary_entry_id
     assert plan.previous_summary == comp.summary
     assert plan.region_entry_ids == t.active_path[start:]
     assert plan.file_ops == FileOps(read_files=("/z.py",), modified_files=("/y.py",))
-    # usage before the compaction is not "after" it: pure estimates plus the old summary
+    # pi counts from the compaction on: usage before it is not "after" it, so pure
+    # estimates plus the old summary
     region_est = sum(estimate_entry_tokens(t.entry(i)) for i in t.active_path[start:])
     assert plan.tokens_before == math.ceil(len(comp.summary or "") / 4) + region_est
+    # OpenClaw summarizes again what the previous compaction kept (from its firstKeptEntryId),
+    # and counts the replayed context: the kept assistant's usage (9500) plus what follows
+    oc = plan_compaction(t, WINDOW, cut_rule="openclaw-2026.9")
+    kept_from = t.active_path.index("00000006")
+    assert [i for i in oc.region_entry_ids if i != comp.id] == [
+        i for i in t.active_path[kept_from:] if i != comp.id]
+    assert oc.summarize_entry_ids[0] == "00000006" and comp.id not in oc.summarize_entry_ids
+    after = sum(estimate_entry_tokens(t.entry(i), "openclaw") for i in t.active_path[start:])
+    assert oc.tokens_before == 9_500 + after
 
 
 def test_hook_compaction_details_are_not_inherited() -> None:
@@ -118,9 +129,12 @@ def test_reset_is_a_boundary_without_a_summary() -> None:
     b.user(text_of(400))
     b.assistant(text_of(400))
     b.user(text_of(400))
-    plan = plan_compaction(b.build(), WINDOW)
+    plan = plan_compaction(b.build(), WINDOW, cut_rule="openclaw-2026.9")
     assert plan.boundary_entry_id == reset.id and plan.previous_compaction_id is None
     assert plan.summarize_entry_ids[0] == f"{int(reset.id, 16) + 1:08x}"
+    # pi knows no reset: to it the row is metadata inside one region
+    pi = plan_compaction(b.build(), WINDOW, cut_rule="pi-0.58")
+    assert pi.boundary_entry_id is None and pi.summarize_entry_ids[0] == "00000001"
 
 
 def test_already_compacted_and_nothing_to_compact() -> None:
@@ -133,7 +147,7 @@ def test_already_compacted_and_nothing_to_compact() -> None:
         plan_compaction(b.build(), WINDOW)
     b2 = TranscriptBuilder()
     b2.model_change()
-    with pytest.raises(PlanError, match="no messages"):
+    with pytest.raises(PlanError, match="Nothing to compact.*no valid cut point"):
         plan_compaction(b2.build(), WINDOW)
 
 
@@ -191,7 +205,7 @@ def test_user_cut_is_snapped_and_explained() -> None:
         plan_compaction(b.build(), WINDOW, cut_entry_id="00000002")
 
 
-def test_token_report_estimates_and_reported_context_are_used() -> None:
+def test_token_report_estimates_are_used_and_context_does_not_depend_on_it() -> None:
     t = _session().build()
     entries = {e.id: EntryTokens(estimate_pi=1_000, estimate_openclaw=0, exact=0)
                for e in t.entries}
@@ -199,11 +213,19 @@ def test_token_report_estimates_and_reported_context_are_used() -> None:
                          reported_context=42_000, reported_entry_id=None, estimate_context=0,
                          estimate_context_openclaw=0, exact_context=0, exact_total=0,
                          by_role={}, by_type={})
-    plan = plan_compaction(t, WINDOW, tokens=report, keep_recent_tokens=2_500)
-    assert plan.context_tokens == 42_000
+    plan = plan_compaction(t, WINDOW, tokens=report, keep_recent_tokens=2_500,
+                           cut_rule="tool-frames")
+    # one truth: "context" is what the agent's own threshold check compares, whether or not
+    # an exact count exists (the report's reported_context is not a second, other value)
+    check = plan.threshold_tokens
+    assert plan.context_tokens == (check if check is not None else plan.tokens_before)
+    assert plan.context_tokens != 42_000
     assert plan.kept_tokens == 1_000 * len(plan.kept_entry_ids)
     # 3 x 1000 >= 2500 is reached on a tool result: the whole frame (call + 2 results + reply)
     assert plan.kept_entry_ids == ("00000007", "00000008", "00000009", "0000000a")
+    # pi moves forward from that result instead: only the reply stays
+    pi = plan_compaction(t, WINDOW, tokens=report, keep_recent_tokens=2_500, cut_rule="pi-0.58")
+    assert pi.kept_entry_ids == ("0000000a",)
 
 
 def test_oversized_and_chunks_cover_the_summarized_messages() -> None:
@@ -241,7 +263,7 @@ def test_unknown_cut_rule_is_rejected() -> None:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(t=transcripts(), keep=st.integers(min_value=0, max_value=12_000),
-       rule=st.sampled_from(CUT_RULES), manual=st.booleans())
+       rule=st.sampled_from(sorted(CUT_RULES)), manual=st.booleans())
 def test_property_plan_partitions_region_and_is_deterministic(t, keep, rule, manual) -> None:
     cfg = CompactionSettings(context_window=60_000, keep_recent_tokens=keep)
     try:
@@ -249,9 +271,16 @@ def test_property_plan_partitions_region_and_is_deterministic(t, keep, rule, man
     except PlanError as exc:
         assert "compact" in str(exc)
         return
-    start, _ = region_bounds(list(t.path_entries()))
-    assert plan.region_entry_ids == t.active_path[start:]
-    assert bool(plan.turn_prefix_entry_ids) == plan.is_split_turn
+    path = list(t.path_entries())
+    est = [estimate_entry_tokens(e, rule_estimator(rule)) for e in path]
+    prep = prepare_rule(path, rule, keep, est, manual=manual)
+    region = [path[i].id for i in (*prep.prelude, *range(prep.region_start, len(path)))
+              if i != prep.boundary]
+    assert [i for i in plan.region_entry_ids if i != plan.boundary_entry_id] == region
+    if plan.turn_prefix_entry_ids:
+        assert plan.is_split_turn
+    elif plan.is_split_turn:  # pi: the cut row starts the turn itself
+        assert plan.turn_start_entry_id == plan.first_kept_entry_id
     assert plan.kept_entry_ids == () or plan.kept_entry_ids[0] == plan.first_kept_entry_id
     chunked = [i for c in plan.chunks for i in c]
     assert set(chunked) <= set(plan.summarize_entry_ids)
@@ -280,11 +309,11 @@ def test_fidelity_sample01_reproduces_pis_own_cuts(samples_dir) -> None:
         line = nonblank[k]
         before = load_transcript_bytes(b"\n".join(lines[:line - 1]) + b"\n", path)
         expected_line = nonblank[comp["firstKeptEntryIndex"]]  # index 0 is the header
-        plan = plan_compaction(before, pi_dec_2025, cut_rule="user-turns")
+        plan = plan_compaction(before, pi_dec_2025, cut_rule="pi-2025.12")
         assert plan.first_kept_entry_id is not None
         assert before.entry(plan.first_kept_entry_id).line == expected_line
         assert plan.tokens_before == comp["tokensBefore"]
-        for newer in ("pi-2026", "openclaw-2026"):  # today's estimate walk cuts elsewhere
+        for newer in ("pi-0.58", "tool-frames"):  # today's estimate walk cuts elsewhere
             other = plan_compaction(before, pi_dec_2025, cut_rule=newer)
             assert other.first_kept_entry_id is not None
             assert before.entry(other.first_kept_entry_id).line < expected_line

@@ -60,3 +60,22 @@ def test_only_the_replayed_context_counts() -> None:
     p = preview_pruning(b.build(), keep_turns=1)
     assert p.pruned_entry_ids == (late.id,)
     assert not set(results) & set(p.pruned_entry_ids)
+
+
+def test_each_pruned_result_says_what_it_trims_and_since_which_turn() -> None:
+    b, users, results = _turns(5)
+    p = preview_pruning(b.build(), keep_turns=3)
+    marker = math.ceil(len(PRUNED_MARKER) / 4)
+    assert [r.entry_id for r in p.results] == list(p.pruned_entry_ids) == results[:2]
+    assert all(r.tool_name == "read" and r.tokens == 500 for r in p.results)
+    assert [r.trimmed_tokens for r in p.results] == [500 - marker] * 2
+    assert sum(r.trimmed_tokens for r in p.results) == p.tokens_saved
+    # the result of turn k leaves the last three turns when turn k + 3 starts
+    assert [r.pruned_since_entry_id for r in p.results] == [users[3], users[4]]
+
+
+def test_keep_zero_prunes_from_the_first_call() -> None:
+    b, _, results = _turns(2)
+    p = preview_pruning(b.build(), keep_turns=0)
+    assert [r.entry_id for r in p.results] == results
+    assert all(r.pruned_since_entry_id is None for r in p.results)

@@ -286,7 +286,10 @@ def test_preview_shows_what_would_be_sent_and_secrets_in_it() -> None:
     assert prompts[0].system.lower().count("do not continue") == 1
     assert "[User]: deploy with token" in prompts[0].prompt
     assert "mind the deploy" in prompts[0].prompt
-    assert [f.kind for f in find_secrets("\n".join(p.text for p in prompts))] == ["github_token"]
+    assert find_secrets("\n".join(p.text for p in prompts)) == ()
+    assert "[REDACTED:github_token#1]" in prompts[0].prompt
+    raw = preview_prompts(t, plan_for(t), instructions="mind the deploy", send_secrets=True)
+    assert [f.kind for f in find_secrets("\n".join(p.text for p in raw))] == ["github_token"]
 
 
 @pytest.mark.asyncio

@@ -129,12 +129,19 @@ def test_pi_counts_utf16_units_like_javascript() -> None:
 
 
 def test_openclaw_rules() -> None:
-    # CJK and full-width code points weigh 4 chars; Latin text is unchanged.
+    # openclaw 2026.9.6 estimateStringChars: common CJK, Hangul and full-width forms weigh 4
+    # chars; Latin text is unchanged
     assert estimate_message_chars(user("日本語"), "openclaw") == 12
+    assert estimate_message_chars(user("한국"), "openclaw") == 8
     assert estimate_message_chars(user("ＡＢ"), "openclaw") == 8
     assert estimate_message_chars(user("abc"), "openclaw") == 3
-    # an astral CJK ideograph (2 UTF-16 units) is one code point, weighted 4
-    assert estimate_message_chars(user("\U00020000"), "openclaw") == 4
+    assert estimate_message_chars(user("·"), "openclaw") == 4  # U+00B7 counts as common
+    # rare BMP ideographs (extension A, Yi) weigh 12, half-width and spacing forms 8
+    assert estimate_message_chars(user("\u3400"), "openclaw") == 12
+    assert estimate_message_chars(user("\uff71"), "openclaw") == 8
+    # supplementary ideographs are 2 UTF-16 units plus 14
+    assert estimate_message_chars(user("\U00020000"), "openclaw") == 16
+    assert estimate_message_chars(user("é😀"), "openclaw") == 3  # unweighted: UTF-16 length
     # images cost 2000 tokens even in user messages, plus the omission marker
     chars = estimate_message_chars(user("abcd", IMG), "openclaw")
     marker = len("[image data omitted from summary input]") + len("\n\n[Tool result]: ")

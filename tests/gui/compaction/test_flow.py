@@ -19,8 +19,9 @@ RUN_MS = 30_000
 
 
 def _run(qtbot: Any, parts: Any, instructions: str = "") -> Any:
+    """Run and wait for the audit and the engine's dry runs of the write (Accept needs them)."""
     parts.panel.instructions.setPlainText(instructions)
-    with qtbot.waitSignal(parts.controller.audit_ready, timeout=RUN_MS) as blocker:
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=RUN_MS) as blocker:
         qtbot.mouseClick(parts.panel.run_button, Qt.MouseButton.LeftButton)
     return blocker.args[0]
 
@@ -48,10 +49,9 @@ def test_offline_run_writes_nothing_until_accept_then_successor_loads(
 
     chosen: dict[str, Any] = {}
 
-    def confirm(rec: Any, t: Any, _parent: Any) -> str:
-        from sessionlens.gui.compaction.accept_dialog import planned_writes
-        chosen["planned"] = planned_writes(t, "successor")
-        return "successor"
+    def confirm(rec: Any, t: Any, _parent: Any) -> tuple[str, bool]:
+        chosen["planned"] = rec.write_plan("successor").files
+        return "successor", True
 
     parts.panel._confirm_accept = confirm
     with qtbot.waitSignal(parts.controller.accepted, timeout=RUN_MS) as blocker:
@@ -64,7 +64,8 @@ def test_offline_run_writes_nothing_until_accept_then_successor_loads(
     assert after["sessions.json"] != before["sessions.json"]
     kinds = [w.kind for w in chosen["planned"]]
     assert kinds == ["checkpoint", "successor", "store"]
-    assert chosen["planned"][2].path == str(folder / "sessions.json")
+    assert chosen["planned"][2].path == folder / "sessions.json"
+    assert {f.path for f in chosen["planned"]} == set(result.written)  # the real names
 
     successor = load_transcript(result.successor_path)
     last = successor.entry(successor.leaf_id)
@@ -101,7 +102,7 @@ def test_append_mode_changes_only_the_original_and_a_checkpoint(
     parts = mount(qtbot, ctx, path)
     before = listing(folder)
     record = _run(qtbot, parts)
-    parts.panel._confirm_accept = lambda *_a: "append"
+    parts.panel._confirm_accept = lambda *_a: ("append", True)
     with qtbot.waitSignal(parts.controller.accepted, timeout=RUN_MS) as blocker:
         parts.panel.accept_run()
     result = blocker.args[0]

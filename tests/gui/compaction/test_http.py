@@ -14,7 +14,6 @@ from fixtures.llm_wire import PRICED_SUMMARY, Act
 from fixtures.qt_app import mount, write_profiles
 from fixtures.scenarios import SECRET_KEY, URL_PASSWORD, write_session
 from fixtures.written import listing
-from sessionlens.gui.compaction.outbound import redact_outbound
 from sessionlens.gui.compaction.outbound_preview import OutboundPreviewDialog
 
 RUN_MS = 30_000
@@ -55,16 +54,16 @@ def test_preview_is_exactly_what_is_sent_with_secrets_redacted(
     kinds = {s.kind for s in preview.secrets}
     assert {"openai_key", "url_password"} <= kinds
     assert SECRET_KEY not in shown and URL_PASSWORD not in shown
-    assert "[REDACTED:openai_key]" in shown
+    assert "[REDACTED:openai_key#1]" in shown
     sent = _sent_text(openai_server)
     assert SECRET_KEY not in sent and URL_PASSWORD not in sent
-    assert "[REDACTED:openai_key]" in sent and "[REDACTED:url_password]" in sent
+    assert "[REDACTED:openai_key#1]" in sent and "[REDACTED:url_password#1]" in sent
     # every stage the preview showed is, byte for byte, a request the server received
     sent_pairs = [(b["messages"][0]["content"], b["messages"][1]["content"])
                   for b in openai_server.bodies]
     assert len(sent_pairs) == len(preview.parts)
-    for part in preview.parts:
-        assert (redact_outbound(part.system), redact_outbound(part.prompt)) in sent_pairs
+    for part in preview.sent_parts():
+        assert (part.system, part.prompt) in sent_pairs
     assert listing(folder) == before
     assert "redacted on the way out" in parts.panel.status.text() or \
         parts.controller.runs[-1].redactions > 0

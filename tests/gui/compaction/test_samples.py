@@ -33,11 +33,11 @@ def test_sample_offline_compaction_accept_and_reload(
     active = path_to_root(rows)
     first_kept = active.index(plan.first_kept_entry_id)
     before = listing(folder)
-    with qtbot.waitSignal(parts.controller.audit_ready, timeout=60_000) as blocker:
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=60_000) as blocker:
         parts.panel.run()
     record = blocker.args[0]
     assert listing(folder) == before
-    parts.panel._confirm_accept = lambda *_a: "successor"
+    parts.panel._confirm_accept = lambda *_a: ("successor", True)
     with qtbot.waitSignal(parts.controller.accepted, timeout=60_000) as blocker:
         parts.panel.accept_run()
     result = blocker.args[0]

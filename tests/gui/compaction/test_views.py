@@ -11,10 +11,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from fixtures.qt_app import mount, settle
+from fixtures.qt_app import mount
 from fixtures.scenarios import write_session
 from sessionlens.engine import audit_summary, load_transcript
-from sessionlens.gui.compaction.accept_dialog import AcceptDialog, planned_writes
+from sessionlens.gui.compaction.accept_dialog import AcceptDialog
 from sessionlens.gui.compaction.audit_models import (
     ChecksModel,
     CoverageModel,
@@ -110,101 +110,56 @@ def test_audit_panel_links_dropped_items_and_copies_the_pack(qtbot: Any, report:
 
 # --------------------------------------------------------------------------- accept dialog
 
-def test_planned_writes_name_every_file(tmp_path: Path) -> None:
-    with_store = load_transcript(write_session(tmp_path / "a", store=True))
-    plain = load_transcript(write_session(tmp_path / "b"))
-    kinds = [w.kind for w in planned_writes(with_store, "successor")]
-    assert kinds == ["checkpoint", "successor", "store"]
-    append = planned_writes(plain, "append")
-    assert [w.kind for w in append] == ["checkpoint", "append"]
-    assert append[1].path == str(plain.path.absolute())
-    assert all(w.path.startswith(str(tmp_path / "b")) for w in append)
-
-
-def test_accept_dialog_lists_files_and_refuses_unwritable_formats(
+def test_accept_dialog_names_the_real_files_of_the_engines_dry_run(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    """Every row is a real path (no placeholders), and the write creates exactly those."""
     path = write_session(tmp_path / "s", store=True)
     ctx = make_app()
     parts = mount(qtbot, ctx, path)
-    with qtbot.waitSignal(parts.controller.audit_ready, timeout=30_000) as blocker:
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
         parts.panel.run()
     record = blocker.args[0]
     dlg = AcceptDialog(record, record.transcript)
     qtbot.addWidget(dlg)
-    assert dlg.files.topLevelItemCount() == 3 and dlg.write_button.isEnabled()
+    rows = [dlg.files.topLevelItem(i) for i in range(dlg.files.topLevelItemCount())]
+    assert [r.text(0) for r in rows] == ["Checkpoint", "Successor", "Session store"]
+    prepared = record.write_plan("successor")
+    assert [r.text(1) for r in rows] == [str(f.path) for f in prepared.files]
+    assert not any("<" in r.text(1) for r in rows)
+    assert str(prepared.tokens_after) in dlg.facts.text().replace(",", "")
+    assert prepared.first_kept_entry_id in dlg.facts.text()
     dlg.append.setChecked(True)
     assert dlg.mode() == "append"
     assert dlg.files.topLevelItem(1).text(1) == str(path.absolute())
-    claude = dataclasses.replace(record.transcript, format="claude-code", header=None)
-    refused = AcceptDialog(record, claude)
-    qtbot.addWidget(refused)
-    assert not refused.write_button.isEnabled() and refused.problem.text()
-    settle(qtbot, ctx)
+    dlg.successor.setChecked(True)
+    before = set((tmp_path / "s").iterdir())
+    with qtbot.waitSignal(parts.controller.accepted, timeout=30_000) as written:
+        parts.controller.accept("successor", accept_failed_audit=True)
+    made = set((tmp_path / "s").iterdir()) - before
+    assert made == {f.path for f in prepared.files if f.kind != "store"}
+    assert set(written.args[0].written) == set(prepared.written_paths)
 
 
-def test_compare_marks_what_the_summary_kept_in_the_source(
+def test_accept_dialog_refuses_what_the_engine_refuses_and_gates_a_failed_audit(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    path = write_session(tmp_path / "s", store=True)
     ctx = make_app()
-    parts = mount(qtbot, ctx, write_session(tmp_path / "s"))
-    with qtbot.waitSignal(parts.controller.audit_ready, timeout=30_000) as blocker:
+    parts = mount(qtbot, ctx, path)
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
         parts.panel.run()
     record = blocker.args[0]
-    parts.compare.set_mode("source")
-    left_title, left, _rt, right = parts.compare.texts()
-    assert "[User]:" in left and right == record.result.summary
-    kept = len(record.report.entities) - len(record.report.dropped)
-    assert f"{kept} of {len(record.report.entities)} specifics kept" in parts.compare.counts.text()
-    assert "src/app/module_0.py" in parts.compare.left.toPlainText()
-    settle(qtbot, ctx)
-
-
-def test_pool_provider_runs_the_offline_work_off_the_ui_thread(qtbot: Any, qloop: Any) -> None:
-    import asyncio
-    import threading
-    import time
-
-    from PySide6.QtCore import QTimer
-
-    from sessionlens.engine import OFFLINE_PROFILE, ChatMessage, Completion, CompletionRequest
-    from sessionlens.gui.compaction.pool_provider import PoolProvider
-    from sessionlens.gui.tasks import TaskRunner
-
-    seen: dict[str, Any] = {}
-
-    class Blocking:
-        profile = OFFLINE_PROFILE
-
-        async def complete(self, request: Any, *, on_delta: Any = None) -> Any:
-            seen["thread"] = threading.current_thread()
-            time.sleep(0.3)  # CPU-like work that would freeze the UI on its thread
-            return Completion("## Goal\n- done", provider="offline", model="extractive")
-
-    tasks = TaskRunner()
-    ticks = [0]
-    timer = QTimer(interval=10)
-    timer.timeout.connect(lambda: ticks.__setitem__(0, ticks[0] + 1))
-    timer.start()
-    deltas: list[str] = []
-    request = CompletionRequest("system", (ChatMessage("user", "hi"),), 100)
-    fut = asyncio.ensure_future(PoolProvider(Blocking(), tasks).complete(
-        request, on_delta=deltas.append))
-    qtbot.waitUntil(fut.done, timeout=5000)
-    timer.stop()
-    tasks.shutdown()
-    assert fut.result().text == "## Goal\n- done" and deltas == ["## Goal\n- done"]
-    assert seen["thread"] is not threading.main_thread()
-    assert ticks[0] > 0  # the Qt loop ran timers while the work was going on
-
-
-def test_instruction_history_dedupes_and_keeps_the_newest(tmp_path: Path) -> None:
-    from sessionlens.gui.compaction.prefs import MAX_HISTORY, CompactionPrefs
-
-    prefs = CompactionPrefs(tmp_path / "s.ini")
-    for i in range(MAX_HISTORY + 5):
-        prefs.remember(f"instr {i}")
-    prefs.remember("instr 3")  # used again: moves to the front, not duplicated
-    prefs.remember("   ")      # empty text is not history
-    again = CompactionPrefs(tmp_path / "s.ini").history()
-    assert again[0] == "instr 3" and again.count("instr 3") == 1
-    assert len(again) == MAX_HISTORY
-    assert again[1] == f"instr {MAX_HISTORY + 4}"
+    claude = dataclasses.replace(record, write_plans={
+        "successor": "this is a Claude Code transcript, which SessionLens never writes into",
+        "append": "this is a Claude Code transcript, which SessionLens never writes into"})
+    refused = AcceptDialog(claude, record.transcript)
+    qtbot.addWidget(refused)
+    assert not refused.write_button.isEnabled() and "Claude Code" in refused.problem.text()
+    assert refused.write_button.toolTip() == refused.problem.text()
+    failed = dataclasses.replace(record, outcome=dataclasses.replace(
+        record.outcome, audit=dataclasses.replace(record.report, passed=False)))
+    gated = AcceptDialog(failed, record.transcript)
+    qtbot.addWidget(gated)
+    assert gated.accept_failed.isVisibleTo(gated) and not gated.write_button.isEnabled()
+    assert not gated.failed_audit_accepted()
+    gated.accept_failed.setChecked(True)
+    assert gated.write_button.isEnabled() and gated.failed_audit_accepted()

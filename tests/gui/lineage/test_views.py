@@ -201,8 +201,8 @@ def test_mounted_panel_builds_compares_and_restores(make_main_window: Any,
     assert set(chain.folder.iterdir()) == before
     seen: list[Any] = []
 
-    def confirm(node: Any, source: Any, _parent: Any) -> bool:
-        seen.append((node, source))
+    def confirm(node: Any, plan: Any, _parent: Any) -> bool:
+        seen.append((node, plan))
         return True
 
     panel.confirm_restore = confirm
@@ -212,7 +212,8 @@ def test_mounted_panel_builds_compares_and_restores(make_main_window: Any,
         panel.restore_button.click()
     (new,) = set(chain.folder.iterdir()) - before
     assert done.args[0].written == (new,)
-    assert seen[0][1].path == chain.checkpoints[0]
+    assert seen[0][1].source == chain.checkpoints[0]
+    assert seen[0][1].target == new  # the dialog named the very file the restore wrote
     head = read_rows(new)[0]
     assert head["parentSession"] == str(chain.checkpoints[0])
     assert [o["id"] for o in read_rows(new)[1:]] == [o["id"] for o in read_rows(chain.checkpoints[0])[1:]]
@@ -236,7 +237,7 @@ def test_mounted_panel_builds_compares_and_restores(make_main_window: Any,
 
 def test_restore_dialog_builds_for_a_real_checkpoint(qtbot: Any, tmp_path: Path) -> None:
     """The dialog itself (other tests stub ``confirm_restore``): it used to raise TypeError."""
-    from sessionlens.engine import build_lineage, load_transcript
+    from sessionlens.engine import build_lineage, plan_restore
     from sessionlens.gui.lineage.restore_dialog import RestoreDialog
 
     folder = tmp_path / "sessions"
@@ -244,11 +245,14 @@ def test_restore_dialog_builds_for_a_real_checkpoint(qtbot: Any, tmp_path: Path)
     chain = make_chain(folder, 2)
     lineage = build_lineage(chain.transcripts[-1])
     node = next(n for n in lineage.of_kind("checkpoint") if n.path == chain.checkpoints[0])
-    source = load_transcript(chain.checkpoints[0])
-    dlg = RestoreDialog(node, source)
+    plan = plan_restore(chain.checkpoints[0])
+    dlg = RestoreDialog(node, plan)
     qtbot.addWidget(dlg)
     assert dlg.files.topLevelItemCount() == 1
     row = dlg.files.topLevelItem(0)
-    assert row.text(1).startswith(str(folder))
-    assert f"{len(source.entries):,} entries" in row.text(2)
+    assert row.text(1) == str(plan.target) and plan.target.parent == folder
+    assert f"{plan.entries:,} entries" in row.text(2)
     assert dlg.write_button.isEnabled()
+    refused = RestoreDialog(node, "this is a Claude Code transcript")
+    qtbot.addWidget(refused)
+    assert not refused.write_button.isEnabled() and "Claude Code" in refused.problem.text()

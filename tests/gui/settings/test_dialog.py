@@ -10,8 +10,8 @@ def test_settings_dialog_reads_back_what_the_user_chose(qtbot: Any, make_main_wi
     from sessionlens.gui.settings.profiles import load_profiles
 
     ctx = make_main_window()
-    dlg = SettingsDialog(ctx.controller.settings, "o200k_base", "system",
-                         load_profiles(ctx.paths.profiles_file), ctx.window)
+    dlg = SettingsDialog(ctx.controller.overrides, ctx.controller.settings, "o200k_base",
+                         "system", load_profiles(ctx.paths.profiles_file), ctx.window)
     qtbot.addWidget(dlg)
     dlg.keep_box.setValue(12_345)
     dlg.encoding_box.setCurrentText("cl100k_base")
@@ -21,7 +21,9 @@ def test_settings_dialog_reads_back_what_the_user_chose(qtbot: Any, make_main_wi
     dlg.p_url.setText("http://127.0.0.1:8080/v1")
     dlg.p_env.setText("LOCAL_LLM_KEY")
     dlg._add_profile()
-    assert dlg.result_settings().keep_recent_tokens == 12_345
+    chosen = dlg.result_overrides()
+    assert chosen.keep_recent_tokens == 12_345
+    assert chosen.reserve_tokens is None and chosen.context_window is None  # left as shown
     assert dlg.result_encoding() == "cl100k_base" and dlg.result_theme() == "dark"
     names = [p.name for p in dlg.result_profiles()]
     assert names[0] == "offline" and "local-llm" in names

@@ -6,7 +6,8 @@ other name stays in its subpackage. The subpackages follow the data flow of DESI
 
     load -> tokens -> plan -> summarize -> audit -> persist -> export
     (sessions: finding files on disk; lineage: a session's life across files;
-     contract: what summarize and audit share; compaction: the one run both faces call)
+     contract: what summarize and audit share; compaction: the one run both faces call;
+     search: every session indexed and queried, each hit with what compaction did to it)
 
 Heavy dependencies (tiktoken's encodings, httpx) are imported where they are first used,
 so importing this package stays cheap for the command line.
@@ -16,17 +17,21 @@ from __future__ import annotations
 
 from ._io.atomic import atomic_write_text
 from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
+from .audit.recorded import ChainAudit, audit_every_compaction
 from .audit.report import AuditReport, audit_compaction, audit_summary
 from .compaction import (
     CompactionOptions,
     CompactionOutcome,
     compaction_record,
+    prepare_write,
     run_compaction,
     tokens_after,
+    write_prepared,
 )
 from .contract.templates import IDENTIFIER_POLICIES, IdentifierPolicy
 from .errors import (
     AuditError,
+    AuditGateError,
     ConfigError,
     ContextOverflowError,
     ExportError,
@@ -35,6 +40,7 @@ from .errors import (
     LoadError,
     LockHeldError,
     NotATranscriptError,
+    NothingToCompact,
     PersistError,
     PlanError,
     ProviderAuthError,
@@ -51,24 +57,47 @@ from .export.summary import (
     export_summary,
     make_bundle,
 )
+from .export.transcript import export_transcript
 from .lineage.branches import BranchOutline, OutlineNode, branch_outline
-from .lineage.chain import build_chain
+from .lineage.chain import build_chain, load_chain_transcripts
 from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
 from .lineage.drift import DriftReport, SummaryPoint, analyze_drift
 from .lineage.forensics import CompactionForensics, analyze_compactions
 from .lineage.graph import Lineage, LineageNode, build_lineage
+from .lineage.trace import FactTrace, describe_trace, trace_fact
 from .load.reader import load_transcript
 from .load.tree import build_transcript, children_of
 from .model import Diagnostic, Entry, ImageBlock, Transcript
-from .persist.checkpoints import CHECKPOINT_MARK, restore_checkpoint
+from .opened import (
+    FIGURE_LABELS,
+    Figures,
+    OpenedTranscript,
+    Overrides,
+    ResolvedSettings,
+    Setting,
+    config_for,
+    open_transcript,
+    resolve_settings,
+    store_beside_for,
+    store_window_for,
+)
+from .persist.checkpoints import CHECKPOINT_MARK, RestorePlan, plan_restore, restore_checkpoint
+from .persist.dry_run import PlannedFile, WritePlan
 from .persist.store_write import find_store
 from .persist.successor import CompactionRecord, WriteResult, require_writable
 from .persist.writer import WRITE_MODES, WriteMode, write_compaction
 from .plan.overflow import is_context_overflow
 from .plan.planner import CompactionPlan, plan_compaction
+from .plan.rerun import plan_rerun
+from .search.embeddings import EmbeddingsClient
+from .search.fate import HitFate
+from .search.indexer import IndexStats
+from .search.query import SearchHit, SearchResults
+from .search.search_index import IndexSummary, SearchIndex, search_index_dir
 from .secrets import find_secrets, redact
 from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
 from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
+from .summarize.outbound import redact_prompts
 from .summarize.prompts import TEMPLATES
 from .summarize.providers import OFFLINE_PROFILE, build_provider
 from .summarize.providers.base import (
@@ -81,6 +110,7 @@ from .summarize.providers.base import (
     ProviderKind,
     ProviderProfile,
 )
+from .summarize.providers.keys import keyring_available, store_api_key
 from .summarize.providers.offline import OfflineProvider
 from .summarize.providers.retry import RetryPolicy
 from .summarize.runner import (
@@ -97,13 +127,18 @@ from .tokens.tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
 
 __all__ = [
     # errors
-    "AuditError", "ConfigError", "ContextOverflowError", "ExportError", "FileChangedError",
-    "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError", "PersistError",
+    "AuditError", "AuditGateError", "ConfigError", "ContextOverflowError", "ExportError", "FileChangedError",
+    "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError", "NothingToCompact",
+    "PersistError",
     "PlanError", "ProviderAuthError", "ProviderError", "ProviderTimeoutError",
     "ProviderUnavailableError", "SessionLensError", "SummarizationCancelled",
     # model and settings
     "CompactionSettings", "DEFAULT_SETTINGS", "Diagnostic", "Entry", "ImageBlock", "Transcript",
     "context_window_for_model",
+    # one opened transcript: settings resolved once, figures named once
+    "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
+    "config_for", "open_transcript", "resolve_settings", "store_beside_for",
+    "store_window_for",
     # load, sessions
     "SessionInfo", "build_transcript", "children_of", "default_session_dirs",
     "discover_sessions", "load_transcript",
@@ -111,27 +146,33 @@ __all__ = [
     "CHARS_PER_TOKEN", "ContextPoint", "ENCODING_NAMES", "EntryTokens", "TokenReport",
     "context_series", "count_tokens", "ensure_tiktoken_data", "get_encoding",
     # plan
-    "CompactionPlan", "is_context_overflow", "plan_compaction",
+    "CompactionPlan", "is_context_overflow", "plan_compaction", "plan_rerun",
     # summarize
     "ChatMessage", "Completion", "CompletionRequest", "DeltaCallback", "IDENTIFIER_POLICIES",
     "IdentifierPolicy", "PROVIDER_KINDS", "ProviderKind",
     "OFFLINE_PROFILE", "OfflineProvider", "OutboundPrompt", "ProgressEvent", "Provider",
     "ProviderProfile", "RetryPolicy", "SummaryResult", "TEMPLATES", "build_provider",
-    "find_secrets", "preview_prompts", "redact", "serialize_entries", "summarize_plan",
+    "find_secrets", "keyring_available", "preview_prompts", "redact", "serialize_entries",
+    "store_api_key", "summarize_plan", "redact_prompts",
     # audit
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
-    "build_recovery_pack",
+    "build_recovery_pack", "ChainAudit", "audit_every_compaction",
     # the compaction run
-    "CompactionOptions", "CompactionOutcome", "compaction_record", "run_compaction",
-    "tokens_after",
+    "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",
+    "prepare_write", "run_compaction", "tokens_after", "write_prepared",
     # persist
     "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
-    "require_writable", "restore_checkpoint", "write_compaction",
+    "require_writable", "restore_checkpoint", "RestorePlan", "plan_restore", "write_compaction",
     # export
     "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
+    "export_transcript",
     # lineage
     "BranchOutline", "CompactionForensics", "DiffEntry", "DriftReport", "Lineage",
     "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",
     "analyze_drift", "branch_outline", "build_lineage", "build_chain",
-    "compare_points", "point_transcript",
+    "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
+    "load_chain_transcripts",
+    # search
+    "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
+    "SearchResults", "search_index_dir",
 ]

@@ -1,22 +1,40 @@
-"""One compaction run, end to end: summarize a plan, audit the summary, retry on failure.
+"""One compaction run, end to end: the one place both faces call.
 
-The CLI and the GUI both run compactions; this is the one place that strings summarize,
-audit and the quality loop together, so the two faces cannot drift apart. Writing the result
-is a separate, explicit step (``compaction_record`` + ``persist.write_compaction``) because
-the GUI writes only after the user accepts.
+The CLI's ``compact`` and the GUI's compaction panel used to string the steps together each
+their own way (the GUI had no quality retries, guessed file names, and audited on its own).
+Now both call these, in this order:
+
+1. ``run_compaction``: summarize the plan (staged, retried, cancellable), scrub what must
+   never be written (the configured API key's exact value, secrets the model echoed back),
+   audit the scrubbed summary and regenerate on a failed audit (the quality loop). The audit
+   runs through ``offload`` so a GUI can keep it off its UI thread.
+2. ``prepare_write``: the dry run of the write: the real file names, the first kept entry
+   the file will hold, and "tokens after" measured on the in-memory result.
+3. ``write_prepared``: the write itself, refused when the audit failed unless the user said
+   so (``AuditGateError``), as OpenClaw's safeguard refuses a summary failing its guard.
+Nothing is written by a failed, cancelled or failed-audit run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Literal, TypeVar
 
 from .audit.quality_loop import QualityOutcome, run_with_quality_loop
 from .audit.report import AuditReport, audit_summary
 from .contract.templates import IdentifierPolicy
+from .errors import AuditGateError
 from .model import Transcript
-from .persist.successor import CompactionRecord
+from .persist.dry_run import WritePlan, plan_write
+from .persist.successor import CompactionRecord, WriteResult
+from .persist.writer import WriteMode, write_compaction
 from .plan.planner import CompactionPlan
+from .secrets import Redactor
+from .summarize.outbound import secret_values
 from .summarize.providers import FallbackChain, Provider, RetryPolicy
 from .summarize.runner import CancelCheck, ProgressEvent, SummaryResult, summarize_plan
 from .tokens.estimate import estimate_tokens_from_chars
@@ -24,10 +42,18 @@ from .tokens.estimate import estimate_tokens_from_chars
 __all__ = [
     "CompactionOptions",
     "CompactionOutcome",
+    "Offload",
     "compaction_record",
+    "prepare_write",
     "run_compaction",
+    "scrub_summary",
     "tokens_after",
+    "write_prepared",
 ]
+
+T = TypeVar("T")
+#: Runs a CPU-bound step somewhere and awaits it (the GUI's worker pool; default a thread).
+Offload = Callable[[Callable[[], T]], Awaitable[T]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +68,10 @@ class CompactionOptions:
     custom_identifiers: tuple[str, ...] = ()
     #: Regenerations after a failed audit (0 = audit only; capped at 3 like OpenClaw).
     quality_retries: int = 0
+    #: Send the transcript's secrets unredacted (an explicit opt-out; default redacts).
+    send_secrets: bool = False
+    #: Secret values the user chose to send as they are (the rest stays redacted).
+    keep_secrets: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +82,11 @@ class CompactionOutcome:
     result: SummaryResult
     audit: AuditReport
     quality: QualityOutcome
-    #: Predicted context after the compaction: kept tail plus the summary (chars/4).
+    #: Estimated context after the compaction: the kept tail plus the summary (chars/4).
+    #: ``prepare_write`` measures the exact figure the written file will have.
     tokens_after: int
+    #: What was scrubbed from the summary before it was audited (kinds, never values).
+    scrubbed: tuple[str, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -65,8 +98,29 @@ class CompactionOutcome:
 
 
 def tokens_after(plan: CompactionPlan, summary: str) -> int:
-    """Predicted context after writing ``summary`` for ``plan``: kept tail plus the summary."""
+    """Estimated context after writing ``summary`` for ``plan``: kept tail plus the summary."""
     return int(plan.kept_tokens) + estimate_tokens_from_chars(len(summary))
+
+
+def scrub_summary(summary: str, known_values: Iterable[str] = ()) -> tuple[str, tuple[str, ...]]:
+    """``summary`` fit to be written: every exact ``known_values`` entry (the configured API
+    keys, the secrets of the summarized span) and every secret the detector finds replaced
+    by a placeholder (``secrets.Redactor``); returns the kinds removed, never the values."""
+    redactor = Redactor(known={v for v in known_values if v})
+    text = redactor.redact(summary, "scrub")
+    return text, tuple(note.kind for note in redactor.notes())
+
+
+def _provider_list(providers: Provider | FallbackChain | Sequence[Provider]) -> list[Provider]:
+    if isinstance(providers, FallbackChain):
+        return list(providers.providers)
+    if isinstance(providers, Provider):
+        return [providers]
+    return list(providers)
+
+
+async def _in_thread(fn: Callable[[], T]) -> T:
+    return await asyncio.to_thread(fn)
 
 
 async def run_compaction(
@@ -78,13 +132,21 @@ async def run_compaction(
     on_progress: Callable[[ProgressEvent], None] | None = None,
     cancel: CancelCheck | None = None,
     retry: RetryPolicy | None = None,
+    offload: Offload[AuditReport] | None = None,
+    known_secrets: Iterable[str] = (),
 ) -> CompactionOutcome:
-    """Summarize ``plan`` and audit it; on a failed audit regenerate with the findings.
-
-    Raises ``SummarizationCancelled`` on cancel and ``ProviderError`` when every provider
-    fails; nothing is written either way.
-    """
+    """Summarize ``plan``, scrub and audit the summary; on a failed audit regenerate with the
+    findings. Raises ``SummarizationCancelled`` on cancel and ``ProviderError`` when every
+    provider fails; nothing is written either way. ``known_secrets`` are values that must
+    never reach a file (the configured API key)."""
+    # what must never reach a file: the given keys, the providers' keys, and every secret of
+    # the span (an offline summary copies text verbatim; a model may echo a key back)
+    known = frozenset(known_secrets) | secret_values(
+        transcript, plan, _provider_list(providers), instructions=options.instructions,
+        custom_identifier_instructions=options.custom_identifier_instructions)
     results: dict[str, SummaryResult] = {}
+    scrubbed: dict[str, tuple[str, ...]] = {}
+    run_offloaded: Offload[AuditReport] = offload or _in_thread
 
     async def generate(feedback: str | None) -> str:
         instructions = options.instructions
@@ -94,20 +156,27 @@ async def run_compaction(
             transcript, plan, providers, instructions=instructions, template=options.template,
             identifier_policy=options.identifier_policy,
             custom_identifier_instructions=options.custom_identifier_instructions,
-            on_progress=on_progress, cancel=cancel, retry=retry)
+            on_progress=on_progress, cancel=cancel, retry=retry,
+            send_secrets=options.send_secrets, keep_secrets=options.keep_secrets)
+        text, kinds = scrub_summary(result.summary, known)
         # The user's own instructions are what the record keeps, not the audit feedback.
-        results[result.summary] = replace(result, instructions=options.instructions)
-        return result.summary
+        results[text] = replace(result, summary=text, instructions=options.instructions)
+        scrubbed[text] = kinds
+        return text
 
     reports: list[AuditReport] = []
 
-    def audit(summary: str) -> AuditReport:
+    async def audit(summary: str) -> AuditReport:
         # every attempt summarizes the same span: its entities are extracted once
-        report = audit_summary(
-            transcript, summary, summarized_entry_ids=plan.summarized_entry_ids,
-            template=options.template, identifier_policy=options.identifier_policy,
-            custom_identifiers=options.custom_identifiers,
-            entities=reports[0].entities if reports else None)
+        entities = reports[0].entities if reports else None
+
+        def job() -> AuditReport:
+            return audit_summary(
+                transcript, summary, summarized_entry_ids=plan.summarized_entry_ids,
+                template=options.template, identifier_policy=options.identifier_policy,
+                custom_identifiers=options.custom_identifiers, entities=entities)
+
+        report = await run_offloaded(job)
         reports.append(report)
         return report
 
@@ -115,15 +184,52 @@ async def run_compaction(
         generate, audit, max_retries=options.quality_retries)  # the loop clamps it to 0..3
     result = results[quality.summary]
     return CompactionOutcome(plan=plan, result=result, audit=quality.report, quality=quality,
-                             tokens_after=tokens_after(plan, quality.summary))
+                             tokens_after=tokens_after(plan, quality.summary),
+                             scrubbed=scrubbed[quality.summary])
 
 
 def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
-    """What ``persist.write_compaction`` needs to write this outcome."""
+    """What the writers need to write this outcome."""
     result = outcome.result
     return CompactionRecord(
         summary=result.summary, first_kept_entry_id=outcome.plan.first_kept_entry_id,
         tokens_before=outcome.plan.tokens_before, tokens_after=outcome.tokens_after,
         file_ops=result.file_ops, summarized_entry_ids=outcome.summarized_entry_ids,
         provider=result.provider, model=result.model, template=result.template,
-        audit_passed=outcome.audit.passed, instructions=result.instructions)
+        audit_passed=outcome.audit.passed, instructions=result.instructions,
+        failed_checks=tuple(c.name for c in outcome.audit.checks if not c.passed),
+        focus_matched=result.focus_matched)
+
+
+def prepare_write(transcript: Transcript, outcome: CompactionOutcome,
+                  mode: WriteMode = "successor", *, now: datetime | None = None,
+                  store_path: Path | None | Literal["auto"] = "auto",
+                  keep_retry_copies: bool = False) -> WritePlan:
+    """The dry run of writing ``outcome``: real names, the written first kept entry, tokens
+    after as the written file will have them, the retry-storm copies a successor leaves
+    out (unless ``keep_retry_copies``). Raises where the write would refuse."""
+    record = replace(compaction_record(outcome), drop_retry_copies=not keep_retry_copies)
+    return plan_write(transcript, record, mode, now=now, store_path=store_path)
+
+
+def write_prepared(transcript: Transcript, prepared: WritePlan, *,
+                   accept_failed_audit: bool = False,
+                   store_path: Path | None | Literal["auto"] = "auto") -> WriteResult:
+    """Write exactly what ``prepared`` describes (same names, same numbers).
+
+    A summary that failed its audit raises ``AuditGateError`` and writes nothing, unless
+    ``accept_failed_audit``.
+    """
+    failed = prepared.record.audit_passed is False
+    if failed and not accept_failed_audit:
+        raise AuditGateError(transcript.path, _failed_checks(prepared))
+    result = write_compaction(transcript, prepared.record, prepared.mode, names=prepared.names,
+                              store_path=store_path)
+    if failed:  # said with the write, never silent
+        result = replace(result, notes=(*result.notes, "written although the audit failed: "
+                                        + ", ".join(_failed_checks(prepared))))
+    return result
+
+
+def _failed_checks(prepared: WritePlan) -> tuple[str, ...]:
+    return prepared.record.failed_checks or ("audit",)

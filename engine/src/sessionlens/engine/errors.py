@@ -9,7 +9,8 @@ went wrong and, where there is one, which file and line.
     │   ├── NotATranscriptError   readable, but no known transcript format
     │   └── LoadCancelled         the caller cancelled a load in progress
     ├── ConfigError               bad settings, profile or OpenClaw config
-    ├── PlanError                 nothing to compact, or an impossible cut
+    ├── PlanError                 an impossible cut or rule
+    │   └── NothingToCompact      a normal answer: already compacted, or all of it is kept
     ├── ProviderError             a summarization call failed for good
     │   ├── ProviderAuthError     missing or rejected key
     │   ├── ProviderTimeoutError  the provider did not answer in time
@@ -18,7 +19,8 @@ went wrong and, where there is one, which file and line.
     ├── SummarizationCancelled    the user cancelled a run (never retried)
     ├── PersistError              writing a file failed; nothing was changed
     │   ├── LockHeldError         a live process holds the transcript's .jsonl.lock
-    │   └── FileChangedError      the transcript changed between load and write
+    │   ├── FileChangedError      the transcript changed between load and write
+    │   └── AuditGateError        the summary failed its audit; nothing was written
     ├── ExportError               an export could not be produced
     └── AuditError                nothing to audit (no such compaction, none in the file)
 """
@@ -29,6 +31,7 @@ from pathlib import Path
 
 __all__ = [
     "AuditError",
+    "AuditGateError",
     "ConfigError",
     "ContextOverflowError",
     "ExportError",
@@ -37,6 +40,7 @@ __all__ = [
     "LoadError",
     "LockHeldError",
     "NotATranscriptError",
+    "NothingToCompact",
     "PersistError",
     "PlanError",
     "ProviderAuthError",
@@ -77,6 +81,12 @@ class ConfigError(SessionLensError):
 
 class PlanError(SessionLensError):
     """A compaction cannot be planned (already compacted, nothing to summarize, bad cut)."""
+
+
+class NothingToCompact(PlanError):
+    """There is nothing to compact: the path ends in a compaction, has no messages after the
+    last one, or the keep-recent tail holds all of it. A normal answer, not a failure: the
+    command line prints it and exits 0."""
 
 
 class ProviderError(SessionLensError):
@@ -131,6 +141,18 @@ class LockHeldError(PersistError):
 
 class FileChangedError(PersistError):
     """The transcript on disk differs from the one that was loaded and planned."""
+
+
+class AuditGateError(PersistError):
+    """A summary that failed its audit is not written unless the user accepts it explicitly
+    (``--accept-failed-audit``, or confirming in the Accept dialog), as OpenClaw's safeguard
+    refuses a summary that fails its quality guard."""
+
+    def __init__(self, path: Path | str, failed_checks: tuple[str, ...]) -> None:
+        self.failed_checks = failed_checks
+        super().__init__(path, "the summary failed its audit (" + ", ".join(failed_checks)
+                         + "); nothing was written. Accept the failed audit explicitly to "
+                         "write it anyway")
 
 
 class ExportError(SessionLensError):

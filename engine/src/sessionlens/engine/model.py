@@ -1,7 +1,8 @@
 """The transcript model every format is read into.
 
-One model for OpenClaw / pi (v1, v2, v3), Claude Code and Codex files, so that counting,
-planning, auditing and every view work the same on all of them. Everything here is frozen:
+One model for OpenClaw / pi (v1, v2, v3), Claude Code, Codex and the other agents' files
+(``load.formats.catalog`` lists them), so that counting, planning, auditing and every view
+work the same on all of them; what a format does not record is said in ``FormatGaps``. Everything here is frozen:
 a loaded transcript never changes; reloading makes a new one.
 
 Entries keep the byte ``offset`` and ``length`` of their source line instead of the parsed
@@ -24,6 +25,8 @@ __all__ = [
     "Entry",
     "FileOps",
     "Format",
+    "FormatGaps",
+    "GAP_KINDS",
     "ImageBlock",
     "KNOWN_ENTRY_TYPES",
     "MESSAGE_ROLES",
@@ -37,7 +40,10 @@ __all__ = [
 ]
 
 #: Formats the loader recognises (the ``format`` key of ``inspect``).
-Format = Literal["openclaw-v3", "pi-v1", "pi-v2", "claude-code", "codex"]
+Format = Literal["openclaw-v3", "pi-v1", "pi-v2", "claude-code", "codex",
+                 "gemini-jsonl", "gemini-json", "copilot-events", "copilot-legacy",
+                 "crush-sqlite", "opencode-go-sqlite", "opencode-sqlite", "cursor-jsonl",
+                 "cursor-txt", "cline", "roo-code", "aider-md", "kimi", "amp", "continue"]
 
 #: Entry types of the OpenClaw / pi format (transcript-format.md §1.3). Other strings are
 #: kept as-is ("unknown" types are legal and ignored for context).
@@ -262,6 +268,31 @@ class Diagnostic:
         return f"{where}: {self.reason}"
 
 
+#: What a format may not record (``FormatGaps.missing``); ``load.formats.catalog`` words them.
+GAP_KINDS = frozenset({
+    "ids", "timestamps", "usage", "tool_results", "model", "compaction_summary",
+    "kept_window",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class FormatGaps:
+    """What this transcript's format does not record, said once so views show "not
+    recorded" instead of a number SessionLens would have to invent.
+
+    ``missing`` holds ``GAP_KINDS`` names; ``notes`` says, in a sentence each, how the
+    loader filled a gap (ids made from record numbers, a context size taken from the session
+    row...). Formats that record everything (pi, OpenClaw, Claude Code) have none.
+    """
+
+    agent: str = ""
+    missing: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def lacks(self, kind: str) -> bool:
+        return kind in self.missing
+
+
 ContextKind = Literal["message", "compaction_summary", "branch_summary", "custom_message"]
 
 
@@ -297,6 +328,14 @@ class Transcript:
     #: SHA-256 of the bytes that were loaded ("" when loaded from memory): what a write
     #: compares the file on disk against before it copies or replaces anything.
     file_sha256: str = ""
+    #: What the format does not record (empty for pi, OpenClaw and Claude Code files).
+    gaps: FormatGaps = FormatGaps()
+    #: When the file was read, on the clock file times come from (0: unknown). A write
+    #: uses it to tell a compaction made by another run after this load from older ones.
+    loaded_at_ns: int = 0
+    #: Names of the checkpoint copies beside the file when it was read: one written in the
+    #: same clock tick as the read is told apart from a later one by not being among them.
+    checkpoints_at_load: frozenset[str] = frozenset()
 
     def entry(self, entry_id: str) -> Entry:
         """The entry with this id (KeyError if absent)."""
@@ -321,10 +360,18 @@ class Transcript:
         """Every compaction entry in the file (all branches), in file order."""
         return tuple(e for e in self.entries if e.type == "compaction")
 
+    @property
+    def source_file(self) -> Path:
+        """The file the entries were read from: ``path`` itself, or, for one session of a
+        multi-session file (``<file>/<session>``: a SQLite database, an Aider history), that
+        file."""
+        parent = self.path.parent
+        return parent if not self.path.exists() and parent.is_file() else self.path
+
     def raw_line(self, entry: Entry) -> bytes:
         """The entry's source line, read back from disk (empty if the file changed size)."""
         if entry.length <= 0:
             return b""
-        with open(self.path, "rb") as fh:
+        with open(self.source_file, "rb") as fh:
             fh.seek(entry.offset)
             return fh.read(entry.length)

@@ -19,11 +19,13 @@ from typing import Any, Literal
 from ._io.json5 import Json5Error, line_of_key, loads
 from .contract.templates import IdentifierPolicy
 from .errors import ConfigError
+from .plan.trigger_settings import trigger_settings_changes
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW", "DEFAULT_SETTINGS", "MIN_PROMPT_BUDGET_RATIO",
     "MIN_PROMPT_BUDGET_TOKENS", "MODEL_CONTEXT_WINDOWS", "CompactionSettings",
-    "context_window_for_model", "find_openclaw_config", "load_openclaw_settings",
+    "context_window_for_model", "find_openclaw_config", "known_context_window",
+    "load_openclaw_settings",
 ]
 
 #: Window assumed for a model nobody knows (pi's branch-summary default, OpenClaw's fallback).
@@ -57,9 +59,26 @@ class CompactionSettings:
     custom_instructions: str | None = None
     #: The config file these settings came from, or None for built-in defaults.
     source: str | None = None
-    #: How the planner picks the cut (see cutpoints.CUT_RULES): "openclaw-2026" snaps back to
-    #: the tool call, "pi-2026" moves forward, "user-turns" reproduces pi before 2026.
-    cut_rule: str = "openclaw-2026"
+    #: How the planner picks the cut (see plan.rules.CUT_RULES); None: the rule of the agent
+    #: that wrote the file (plan.rules.default_cut_rule).
+    cut_rule: str | None = None
+    # Memory flush, file-size guard, mid-turn precheck (read by plan/trigger_settings.py)
+    memory_flush_enabled: bool = True
+    #: None: the session model (exact, no fallback chain).
+    memory_flush_model: str | None = None
+    #: The flush runs this many tokens below the compaction threshold.
+    memory_flush_soft_threshold_tokens: int = 4000
+    #: None: OpenClaw's own prompt ("Pre-compaction memory flush. ...").
+    memory_flush_prompt: str | None = None
+    memory_flush_system_prompt: str | None = None
+    memory_flush_force_transcript_bytes: int = 2 * 1024 * 1024
+    #: None (or 0 in the config): the file-size guard is off.
+    max_active_transcript_bytes: int | None = None
+    truncate_after_compaction: bool = False
+    mid_turn_precheck_enabled: bool = False
+    #: ``agents.defaults.sandbox``: "off" / "non-main" / "all", and "none" / "ro" / "rw".
+    sandbox_mode: str | None = None
+    sandbox_workspace_access: str | None = None
 
     @property
     def effective_reserve(self) -> int:
@@ -128,11 +147,17 @@ def context_window_for_model(provider: str | None, model: str | None,
         if override <= 0:
             raise ConfigError(f"context window must be positive, got {override}")
         return override
+    known = known_context_window(provider, model)
+    return DEFAULT_CONTEXT_WINDOW if known is None else known
+
+
+def known_context_window(provider: str | None, model: str | None) -> int | None:
+    """The window the model table gives for ``model``, or None for a model it does not know."""
     name = (model or "").lower()
     for pattern, window in _MODEL_PATTERNS:
         if pattern.search(name):
             return window
-    return DEFAULT_CONTEXT_WINDOW
+    return None
 
 
 # --------------------------------------------------------------------------- openclaw.json
@@ -252,6 +277,7 @@ def settings_from_config(config: Mapping[str, Any], path: Path, text: str = "",
             changes["quality_guard_max_retries"] = min(3, retries)
     if (block or {}).get("provider"):
         changes["mode"] = "safeguard"  # a compaction provider forces safeguard mode (§3.6)
+    changes.update(trigger_settings_changes(block or {}, defaults, path, text))
     window = defaults.get("contextTokens")
     if isinstance(window, int | float) and not isinstance(window, bool) and window > 0:
         changes["context_window"] = int(window)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
     from .paths import AppPaths
     from .prefs import Prefs
+    from .search.mount import SearchParts
     from .session_controller import SessionController
     from .tasks import TaskRunner
 
@@ -62,6 +63,8 @@ class AppContext:
     lineage: LineageParts | None = None
     #: The compaction controller and its tabs (``compaction_mount.CompactionParts``).
     compaction: CompactionParts | None = None
+    #: The search controller, panel and dock (``search.mount.SearchParts``).
+    search: SearchParts | None = None
 
 
 def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppContext:
@@ -76,6 +79,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .main_window import MainWindow
     from .paths import AppPaths, bundled_sample_path
     from .prefs import Prefs
+    from .search.mount import mount_search
     from .session_controller import SessionController
     from .tasks import TaskRunner
     from .theme import apply_theme
@@ -114,6 +118,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     window.tokens.apply_theme(dark)
     ctx.lineage = mount_lineage(window, controller, tasks)
     ctx.compaction = mount_compaction(window, controller, tasks, paths)
+    ctx.search = mount_search(window, controller, tasks, paths)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:
         window.restoreGeometry(geometry)
@@ -132,13 +137,10 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
     from .theme import apply_theme
 
     c, prefs, paths = ctx.controller, ctx.prefs, ctx.paths
-    dlg = SettingsDialog(c.settings, c.encoding, prefs.theme(), load_profiles(paths.profiles_file), parent)
+    dlg = SettingsDialog(c.overrides, c.settings, c.encoding, prefs.theme(),
+                         load_profiles(paths.profiles_file), parent)
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return
-    s = dlg.result_settings()
-    prefs.set_compaction_overrides({"context_window": s.context_window,
-                                    "reserve_tokens": s.reserve_tokens,
-                                    "keep_recent_tokens": s.keep_recent_tokens})
     prefs.set_encoding(dlg.result_encoding())
     prefs.set_theme(dlg.result_theme())
     save_profiles(paths.profiles_file, dlg.result_profiles())
@@ -146,7 +148,7 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
     if ctx.window is not None:
         ctx.window.tokens.apply_theme(dark)
         ctx.window.message.render_entry()
-    c.apply_settings(s, dlg.result_encoding())
+    c.apply_overrides(dlg.result_overrides(), dlg.result_encoding())
 
 
 def initial_file(args: argparse.Namespace, ctx: AppContext) -> Path:

@@ -174,9 +174,11 @@ class MainWindow(QMainWindow):
 
     # slots ----------------------------------------------------------------------------------------
     def choose_file(self) -> None:
-        start = str(self._c.path.parent) if self._c.path else str(Path.home())
+        t = self._c.transcript
+        start = str(t.source_file.parent) if t is not None else str(Path.home())
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open transcript"), start,
-                                              self.tr("Transcripts (*.jsonl);;All files (*)"))
+                                              self.tr("Transcripts (*.jsonl *.json *.db *.txt *.md);;"
+                                                      "All files (*)"))
         if path:
             self._c.open(Path(path))
 
@@ -209,7 +211,9 @@ class MainWindow(QMainWindow):
             self.tr("%1 · %2 · %3 entries · %4 on the active path · %5 compactions")
             .replace("%1", str(t.path)).replace("%2", t.format).replace("%3", f"{len(t.entries):,}")
             .replace("%4", f"{len(t.active_path):,}").replace("%5", str(len(t.compactions)))
-            + (self.tr(" · %1 unreadable lines").replace("%1", str(diags)) if diags else ""))
+            + (self.tr(" · %1 unreadable lines").replace("%1", str(diags)) if diags else "")
+            + (self.tr(" · not recorded by %1: %2").replace("%1", t.gaps.agent)
+               .replace("%2", ", ".join(t.gaps.missing)) if t.gaps.missing else ""))
         self.diag_dock.setVisible(diags > 0)
 
     def _on_failed(self, message: str) -> None:

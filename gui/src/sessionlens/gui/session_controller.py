@@ -4,11 +4,15 @@ Views get this object injected and never call the engine themselves. Every engin
 that can take time goes through ``TaskRunner`` (load, count, plan, row building, filter,
 discovery); results arrive here on the UI thread and are re-announced as signals.
 The chain after opening a file is: load -> rows -> count tokens -> plan -> ``settled``.
+
+One truth: on load the engine resolves the compaction settings once (``resolve_settings``:
+the app's overrides, the ``openclaw.json`` that governs the file, the transcript's model),
+and the one plan and its ``Figures`` are computed from them. Every widget that shows the
+window, threshold, tokens before or predicted after reads ``resolved`` and ``figures`` here.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,15 +26,22 @@ from sessionlens.engine import (
     CompactionPlan,
     CompactionSettings,
     ContextPoint,
+    Figures,
+    OpenedTranscript,
+    Overrides,
+    ResolvedSettings,
+    Setting,
     TokenReport,
     analyze_compactions,
+    config_for,
     context_series,
-    context_window_for_model,
     count_tokens,
     default_session_dirs,
     discover_sessions,
     load_transcript,
-    plan_compaction,
+    resolve_settings,
+    store_beside_for,
+    store_window_for,
 )
 
 if TYPE_CHECKING:
@@ -52,6 +63,12 @@ class LoadedSession:
     """What the load job hands back: the transcript and its list-mode rows."""
 
     transcript: Transcript
+    #: The openclaw.json settings that govern the file (read on the worker, with the load).
+    config: CompactionSettings
+    #: The session's contextTokens in sessions.json, a window source (read with the load).
+    store_window: Setting | None
+    #: Whether a sessions.json sits beside the file (evidence it is an OpenClaw file).
+    store_beside: bool
     rows: tuple[TimelineRow, ...]
     #: entry id -> position on the active path (the charts' x axis)
     path_pos: dict[str, int]
@@ -92,7 +109,7 @@ class SessionController(QObject):
     entry_selected = Signal(str)
     sessions_ready = Signal(object)           # list[SessionInfo]
     sessions_failed = Signal(str)
-    settings_changed = Signal(object)         # CompactionSettings
+    settings_changed = Signal(object)         # ResolvedSettings
     failed = Signal(str)
     settled = Signal()                        # load, count and plan are all done
 
@@ -107,11 +124,18 @@ class SessionController(QObject):
         self.row_filter = RowFilter()
         self.tokens: TokenView | None = None
         self.plan: CompactionPlan | None = None
+        self.figures: Figures | None = None
         self.auto_plan: CompactionPlan | None = None
+        self.auto_figures: Figures | None = None
+        #: The open transcript with its settings resolved once (None until a file loads).
+        self.opened: OpenedTranscript | None = None
+        self._config: CompactionSettings = DEFAULT_SETTINGS
+        self._store_window: Setting | None = None
+        self._store_beside = False
         self.cut_entry_id: str | None = None
         self.selected_id: str | None = None
         self.encoding = prefs.encoding()
-        self.settings = self._settings_from_prefs()
+        self.overrides = self._overrides_from_prefs()
         self._load_handle: TaskHandle | None = None
         self._busy = False
         self._watcher = QFileSystemWatcher(self)
@@ -123,40 +147,54 @@ class SessionController(QObject):
         self._step_timer.timeout.connect(self._run_next_step)
 
     # settings -------------------------------------------------------------------------------
-    def _settings_from_prefs(self) -> CompactionSettings:
+    def _overrides_from_prefs(self) -> Overrides:
         o = self._prefs.compaction_overrides()
-        return dataclasses.replace(
-            DEFAULT_SETTINGS,
-            context_window=o.get("context_window", DEFAULT_SETTINGS.context_window),
-            reserve_tokens=o.get("reserve_tokens", DEFAULT_SETTINGS.reserve_tokens),
-            keep_recent_tokens=o.get("keep_recent_tokens", DEFAULT_SETTINGS.keep_recent_tokens))
+        return Overrides(context_window=o.get("context_window"),
+                         reserve_tokens=o.get("reserve_tokens"),
+                         keep_recent_tokens=o.get("keep_recent_tokens"), origin="app settings")
 
-    def apply_settings(self, settings: CompactionSettings, encoding: str) -> None:
-        """Use new compaction settings / tokenizer: recount if needed, then re-plan."""
-        recount = encoding != self.encoding
-        self.settings, self.encoding = settings, encoding
-        self.settings_changed.emit(settings)
-        if self.transcript is None:
+    @property
+    def resolved(self) -> ResolvedSettings | None:
+        return self.opened.resolved if self.opened is not None else None
+
+    @property
+    def settings(self) -> CompactionSettings:
+        """The complete settings plans use (the resolved ones once a file is open)."""
+        r = self.resolved
+        return r.settings if r is not None else DEFAULT_SETTINGS
+
+    def apply_overrides(self, overrides: Overrides, encoding: str | None = None) -> None:
+        """Use the user's new settings (and tokenizer): resolve again, recount if needed, re-plan.
+
+        The one place keep-recent, reserve and the window are set: the settings dialog and
+        the compaction panel both come here, and both store them in the app's prefs."""
+        self._prefs.set_compaction_overrides({"context_window": overrides.context_window,
+                                              "reserve_tokens": overrides.reserve_tokens,
+                                              "keep_recent_tokens": overrides.keep_recent_tokens})
+        recount = encoding is not None and encoding != self.encoding
+        self.overrides = overrides
+        if encoding is not None:
+            self.encoding = encoding
+        t = self.transcript
+        if t is None or self.opened is None:
             return
+        self.opened = OpenedTranscript(
+            t, resolve_settings(t, overrides, self._config, self._store_window,
+                                self._store_beside), self.opened.tokens)
+        self.settings_changed.emit(self.opened.resolved)
         if recount:
-            self._start_count(self.transcript)
+            self._start_count(t)
         else:
-            self._start_plan(self.transcript, None, auto=True)
+            self._start_plan(t, self.cut_entry_id, auto=self.cut_entry_id is None)
 
     def context_window(self) -> int:
-        """The window the chart draws: the plan's, else the settings', else the model's."""
-        if self.plan is not None:
-            return int(self.plan.context_window)
-        if self.settings.context_window:
-            return int(self.settings.context_window)
-        h = self.transcript.header if self.transcript is not None else None
-        return int(context_window_for_model(h.provider if h else None, h.model_id if h else None))
+        """The resolved window of the open transcript (every widget draws this one)."""
+        r = self.resolved
+        return r.window if r is not None else int(self.overrides.context_window or 0)
 
     def threshold(self) -> int:
-        """Where compaction fires: the plan's threshold, else the settings' for the window."""
-        if self.plan is not None:
-            return int(self.plan.threshold)
-        return int(self.settings.threshold(self.context_window()))
+        r = self.resolved
+        return r.threshold if r is not None else 0
 
     # opening --------------------------------------------------------------------------------
     @property
@@ -171,24 +209,39 @@ class SessionController(QObject):
             self._busy = busy
             self.busy_changed.emit(busy)
 
-    def open(self, path: Path, *, keep_selection: bool = False) -> None:
-        """Load ``path`` off the UI thread (cancels a load already running)."""
+    def open(self, path: Path, *, keep_selection: bool = False,
+             select: str | None = None) -> None:
+        """Load ``path`` off the UI thread (cancels a load already running); ``select`` is
+        the entry to select once it is loaded."""
         path = Path(path)
         if self._load_handle is not None:
             self._load_handle.cancel()
         self._set_busy(True)
         self.progress.emit("load", 0, 0)
-        window = self.settings.context_window
-        keep = self.selected_id if keep_selection else None
+        window = self.overrides.context_window
+        keep = select or (self.selected_id if keep_selection else None)
 
         def job(report: Progress, cancelled: CancelCheck) -> LoadedSession:
             t = load_transcript(path, on_progress=report, cancel=cancelled)
-            rows = build_rows(t, context_window=window, cancel=cancelled)
-            return LoadedSession(t, rows, {eid: n for n, eid in enumerate(t.active_path)})
+            config, store_window, beside = config_for(t.path), store_window_for(t), \
+                store_beside_for(t)
+            rows = build_rows(t, context_window=window or resolve_settings(
+                t, self.overrides, config, store_window, beside).window, cancel=cancelled)
+            return LoadedSession(t, config, store_window, beside, rows,
+                                 {eid: n for n, eid in enumerate(t.active_path)})
 
         self._load_handle = self._tasks.run(
             job, on_done=lambda r: self._on_loaded(r, keep), on_error=self._on_error,
             on_progress=lambda d, t: self.progress.emit("load", d, t), group="load", big=True)
+
+    def open_at(self, path: Path, entry_id: str | None) -> None:
+        """Show ``entry_id`` of ``path``: selected at once if that file is open, else after
+        it has loaded (a search hit, a lineage node)."""
+        if self.path is not None and Path(path).resolve() == self.path.resolve():
+            if entry_id:
+                self.select(entry_id)
+            return
+        self.open(Path(path), select=entry_id)
 
     def reload(self) -> None:
         if self.path is not None:
@@ -207,19 +260,27 @@ class SessionController(QObject):
     def _on_loaded(self, result: LoadedSession, keep: str | None) -> None:
         self._load_handle = None
         t = result.transcript
-        old = self.path
         self.transcript, self.rows = t, result.rows
+        self._config, self._store_window = result.config, result.store_window
+        self._store_beside = result.store_beside
+        self.opened = OpenedTranscript(t, resolve_settings(t, self.overrides, result.config,
+                                                           result.store_window,
+                                                           result.store_beside))
         self.path_pos = result.path_pos
         self.tokens = self.plan = self.auto_plan = None
+        self.figures = self.auto_figures = None
         self.cut_entry_id = None
         self.tree_mode = False
-        if old is not None and old != t.path and str(old) in self._watcher.files():
-            self._watcher.removePath(str(old))
-        if str(t.path) not in self._watcher.files():
-            self._watcher.addPath(str(t.path))
+        watched = str(t.source_file)  # a database session's path names the database file
+        for stale in self._watcher.files():
+            if stale != watched:
+                self._watcher.removePath(stale)
+        if watched not in self._watcher.files():
+            self._watcher.addPath(watched)
         self._prefs.add_recent(t.path)
         self._prefs.set_last_session(t.path)
         self.loaded.emit(t)
+        self.settings_changed.emit(self.opened.resolved)
         self.rows_changed.emit(self.rows, None)
         if not self.row_filter.is_empty:
             self.set_filter(self.row_filter)
@@ -272,6 +333,8 @@ class SessionController(QObject):
         if t is not self.transcript:
             return
         self.tokens = view
+        if self.opened is not None:
+            self.opened = self.opened.with_tokens(view.report)
         self.tokens_ready.emit(view)
         self._after_paint(lambda: self._plan_if_current(t))
 
@@ -280,22 +343,25 @@ class SessionController(QObject):
             self._start_plan(t, None, auto=True)
 
     def _start_plan(self, t: Transcript, cut: str | None, *, auto: bool) -> None:
-        settings = self.settings
-        report = self.tokens.report if self.tokens is not None else None
+        opened = self.opened
+        if opened is None:
+            return
         self.progress.emit("plan", 0, 0)
 
-        def job(_r: Progress, _c: CancelCheck) -> CompactionPlan:
-            return plan_compaction(t, settings, tokens=report, cut_entry_id=cut)
+        def job(_r: Progress, _c: CancelCheck) -> tuple[CompactionPlan, Figures]:
+            plan = opened.plan(cut_entry_id=cut)
+            return plan, opened.figures(plan)
 
-        self._tasks.run(job, on_done=lambda p: self._on_planned(t, p, auto),
+        self._tasks.run(job, on_done=lambda pf: self._on_planned(t, pf[0], pf[1], auto),
                         on_error=lambda exc: self._on_plan_error(exc, auto), group="plan")
 
-    def _on_planned(self, t: Transcript, plan: CompactionPlan, auto: bool) -> None:
+    def _on_planned(self, t: Transcript, plan: CompactionPlan, figures: Figures,
+                    auto: bool) -> None:
         if t is not self.transcript:
             return
         if auto:
-            self.auto_plan = plan
-        self.plan = plan
+            self.auto_plan, self.auto_figures = plan, figures
+        self.plan, self.figures = plan, figures
         self.plan_ready.emit(plan)
         self._finish()
 
@@ -303,6 +369,7 @@ class SessionController(QObject):
         """No plan for this cut: a user cut keeps the last plan on screen, an automatic one clears."""
         if auto:
             self.plan = self.auto_plan = None
+            self.figures = self.auto_figures = None
         self.plan_failed.emit(describe_error(exc))
         self._finish()
 
@@ -317,7 +384,7 @@ class SessionController(QObject):
             return
         self.cut_entry_id = entry_id
         if entry_id is None and self.auto_plan is not None:
-            self.plan = self.auto_plan
+            self.plan, self.figures = self.auto_plan, self.auto_figures
             self.plan_ready.emit(self.auto_plan)
             return
         self._start_plan(self.transcript, entry_id, auto=False)
@@ -349,7 +416,7 @@ class SessionController(QObject):
         if t is None or tree == self.tree_mode:
             return
         self.tree_mode = tree
-        window = self.settings.context_window
+        window = self.context_window() or None
 
         def job(_r: Progress, cancelled: CancelCheck) -> tuple[TimelineRow, ...]:
             return build_rows(t, tree=tree, context_window=window, cancel=cancelled)
@@ -375,7 +442,7 @@ class SessionController(QObject):
 
     # a transcript that grows while open ----------------------------------------------------------
     def _on_file_changed(self, path: str) -> None:
-        if self.path is not None and Path(path) == self.path:
+        if self.transcript is not None and Path(path) == self.transcript.source_file:
             self._reload_timer.start()
 
     def _reload_if_grown(self) -> None:
@@ -383,10 +450,10 @@ class SessionController(QObject):
         if t is None:
             return
         try:
-            size = t.path.stat().st_size
+            size = t.source_file.stat().st_size
         except OSError:
             return
-        if str(t.path) not in self._watcher.files():
-            self._watcher.addPath(str(t.path))  # replaced files drop out of the watch list
+        if str(t.source_file) not in self._watcher.files():
+            self._watcher.addPath(str(t.source_file))  # replaced files drop out of the list
         if size != t.file_size and not self._busy:
             self.reload()

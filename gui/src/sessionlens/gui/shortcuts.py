@@ -23,6 +23,7 @@ OPEN_SAMPLE: Key = "Ctrl+Shift+O"
 NEXT_ENTRY: Key = "Ctrl+J"
 PREV_ENTRY: Key = "Ctrl+K"
 RESET_CUT: Key = "Ctrl+R"
+SEARCH_SESSIONS: Key = "Ctrl+Shift+F"
 
 ALL: dict[str, Key] = {name: value for name, value in globals().items()
                        if name.isupper() and name != "ALL"}

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -35,6 +35,9 @@ PROGRESS_INTERVAL = 0.05
 #: CPython's default (5 ms) lets a CPU-bound job and Qt's many short Python callbacks
 #: convoy into 40-70 ms event-loop gaps; 1 ms keeps them short at a small cost in throughput.
 GIL_SWITCH_INTERVAL = 0.001
+
+
+T = TypeVar("T")
 
 
 @dataclass(eq=False)
@@ -155,6 +158,30 @@ class TaskRunner(QObject):
 
         fut.add_done_callback(finish)
         return fut
+
+    async def offload(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the pool and await its result from a coroutine on the Qt loop.
+
+        The engine's orchestrator awaits its CPU-bound steps (the audit) through this, so a
+        run on the UI's loop never does that work on the UI thread. Cancelling the awaiting
+        task drops the result (the job itself runs to its end)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+
+        def done(result: T) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        def failed(exc: BaseException) -> None:
+            if not future.done():
+                future.set_exception(exc)
+
+        handle = self.run(lambda _p, _c: fn(), on_done=done, on_error=failed)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            handle.cancel()
+            raise
 
     # worker side ----------------------------------------------------------------------------
     def _work(self, job: Job, handle: TaskHandle, big: bool) -> None:

@@ -224,3 +224,56 @@ def test_headerless_v1_lines_still_chain() -> None:
     assert t.format == "pi-v1" and t.header is None
     assert t.active_path == ("00000001", "00000002")
     assert "missing header" in t.diagnostics[0].reason
+
+
+def _assistant(id: str, parent: str | None, usage: dict[str, Any],
+               content: list[Any] | None = None) -> dict[str, Any]:
+    return msg(id, parent, "assistant", content=content or [{"type": "text", "text": "ok"}],
+               api="a", provider="p", model="m", stopReason="stop", usage=usage)
+
+
+def test_absurd_usage_numbers_are_diagnosed_and_never_the_context() -> None:
+    from sessionlens.engine.tokens.counts import reported_usage_entry
+
+    good = {"input": 900, "output": 100, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1000}
+    data = jsonl(HEADER3, msg("u1", None, "user", content="hi"), _assistant("a1", "u1", good),
+              msg("u2", "a1", "user", content="more"),
+              _assistant("a2", "u2", {**good, "totalTokens": 1e308, "input": -5,
+                                      "output": 10**12, "cacheRead": "lots"}))
+    t = load_transcript_bytes(data, P)
+    usage = t.entry("a2").message.usage  # type: ignore[union-attr]
+    assert usage is not None and (usage.total_tokens, usage.input, usage.output) == (0, 0, 0)
+    said = [d for d in t.diagnostics if d.line == 5]
+    text = " ".join(d.reason for d in said)
+    for word in ("usage.totalTokens", "beyond any real context window", "usage.input",
+                 "negative", "usage.output", "usage.cacheRead", "should be a number"):
+        assert word in text, word
+    used = reported_usage_entry(t)  # the context comes from the last sane report
+    assert used is not None and used.id == "a1"
+
+
+def test_wrongly_typed_blocks_are_diagnosed_with_their_line() -> None:
+    data = jsonl(HEADER3, msg("u1", None, "user", content=[{"type": "text", "text": 5}]),
+              _assistant("a1", "u1", {}, content=[
+                  {"type": "toolCall", "id": "c1", "name": "bash", "arguments": "ls -la"},
+                  {"type": "thinking", "thinking": ["x"]}]))
+    t = load_transcript_bytes(data, P)
+    by_line = {d.line: d.reason for d in t.diagnostics}
+    assert "text block: 'text' should be a string, got int" in by_line[2]
+    reasons = " ".join(d.reason for d in t.diagnostics if d.line == 3)
+    assert "'arguments' should be an object, got str" in reasons
+    assert "thinking block" in reasons
+    assert all(d.path == str(P) for d in t.diagnostics)
+    call = t.entry("a1").message.content[0]  # type: ignore[union-attr]
+    assert isinstance(call, ToolCallBlock) and call.arguments == "ls -la"  # kept, not lost
+
+
+def test_references_that_point_nowhere_are_diagnosed() -> None:
+    data = jsonl(HEADER3, msg("u1", None, "user", content="a"), msg("u2", "u1", "user", content="b"),
+              e("compaction", "c1", "u2", summary="s", firstKeptEntryId="gone", tokensBefore=9),
+              e("label", "l1", "c1", targetId="nowhere", label="x"),
+              e("leaf", "f1", "l1", targetId="missing"))
+    t = load_transcript_bytes(data, P)
+    by_line = {d.line: d.reason for d in t.diagnostics}
+    assert "firstKeptEntryId 'gone' names no entry" in by_line[4]
+    assert "'nowhere'" in by_line[5] and "missing entry 'missing'" in by_line[6]

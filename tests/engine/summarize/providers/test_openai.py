@@ -199,4 +199,4 @@ async def test_a_key_echoed_by_the_server_is_scrubbed(wire: WireServer) -> None:
                        body='{"error":{"message":"Incorrect API key provided: ' + KEY + '"}}')
     with pytest.raises(ProviderAuthError) as info:
         await build_provider(profile(wire)).complete(request())
-    assert KEY not in str(info.value) and "[key]" in str(info.value)
+    assert KEY not in str(info.value) and "[REDACTED:" in str(info.value)

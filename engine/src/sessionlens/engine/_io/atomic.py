@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from sessionlens.engine.errors import PersistError
 
 __all__ = [
     "atomic_write_bytes", "atomic_write_text", "atomic_write_chunks", "atomic_copy",
-    "fsync_directory", "file_mode", "TEMP_SUFFIX", "is_temp_name",
+    "fsync_directory", "file_mode", "TEMP_SUFFIX", "is_temp_name", "file_clock_ns",
+    "temp_name", "temp_owner_pid",
 ]
 
 #: Ending of every temp file this module creates (a leftover after a kill is recognisable).
@@ -27,9 +29,38 @@ TEMP_SUFFIX = ".sessionlens-tmp"
 _COPY_CHUNK = 1 << 20
 
 
+def file_clock_ns() -> int:
+    """Now, comparable with the ``st_mtime_ns`` of a file written after this call.
+
+    Linux stamps files from its coarse clock, which can lag ``time.time_ns()`` by a tick;
+    reading that same clock means "written after" is never mistaken for "before". Elsewhere
+    the precise clock is read, less a margin for coarse file-system timestamps.
+    """
+    coarse = getattr(time, "CLOCK_REALTIME_COARSE", None)
+    if coarse is not None:
+        with contextlib.suppress(OSError):
+            return time.clock_gettime_ns(coarse)
+    return time.time_ns() - 20_000_000
+
+
 def is_temp_name(name: str) -> bool:
     """True for the name of a temp file left behind by an interrupted write."""
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def temp_name(target_name: str) -> str:
+    """``.<target>.<pid>-<random><TEMP_SUFFIX>``: the pid lets a sweep tell a leftover of a
+    dead process from the temp file of a write still running."""
+    return f".{target_name}.{os.getpid()}-{secrets.token_hex(6)}{TEMP_SUFFIX}"
+
+
+def temp_owner_pid(name: str) -> int | None:
+    """The pid in a ``temp_name`` (None for another or an older naming)."""
+    if not is_temp_name(name):
+        return None
+    tag = name[: -len(TEMP_SUFFIX)].rsplit(".", 1)[-1]
+    pid, sep, _rand = tag.partition("-")
+    return int(pid) if sep and pid.isdigit() else None
 
 
 def file_mode(path: Path) -> int:
@@ -70,7 +101,7 @@ def atomic_write_chunks(path: Path | str, chunks: Iterable[bytes], *, mode: int 
             mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
-    tmp = folder / f".{target.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    tmp = folder / temp_name(target.name)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:

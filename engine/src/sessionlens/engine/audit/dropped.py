@@ -48,10 +48,22 @@ class DroppedItem:
     cls: IdentifierClass
     #: Entries of the span that mention it, in file order.
     entry_ids: tuple[str, ...]
+    #: What it meant where it was written ("p99 latency is 175 ms"); "" when the value
+    #: speaks for itself. A quantity counts as dropped when this meaning is gone.
+    context: str = ""
+
+    @property
+    def display(self) -> str:
+        """The value with its context, as a report names it."""
+        return self.context or self.value
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON data (the ``dropped`` items of audit output and exports)."""
-        return {"value": self.value, "class": self.cls, "entry_ids": list(self.entry_ids)}
+        out: dict[str, Any] = {"value": self.value, "class": self.cls,
+                               "entry_ids": list(self.entry_ids)}
+        if self.context:
+            out["context"] = self.context
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +84,16 @@ class RecoveryPack:
         return self.total - self.named_in_instruction
 
 
-def find_dropped(summary: str, identifiers: Iterable[Identifier]) -> tuple[DroppedItem, ...]:
-    """Every identifier the summary lacks, grouped by class (report order), first seen first."""
-    missing = [i for i in identifiers if not summary_contains(summary, i.value, i.cls)]
+def find_dropped(summary: str, identifiers: Iterable[Identifier], *,
+                 everything: bool = False) -> tuple[DroppedItem, ...]:
+    """Every identifier the summary lacks (with its meaning, for quantities and exit codes),
+    grouped by class (report order), first seen first. ``everything``: the summary is no
+    summary at all (a fallback placeholder), so nothing in it counts as kept."""
+    missing = [i for i in identifiers
+               if everything or not summary_contains(summary, i.value, i.cls, i.meaning)]
     rank = {cls: n for n, cls in enumerate(IDENTIFIER_CLASSES)}
     missing.sort(key=lambda i: rank.get(i.cls, len(rank)))  # stable: keeps first-seen order
-    return tuple(DroppedItem(i.value, i.cls, i.entry_ids) for i in missing)
+    return tuple(DroppedItem(i.value, i.cls, i.entry_ids, i.context) for i in missing)
 
 
 def group_by_class(items: Iterable[DroppedItem]) -> dict[str, tuple[DroppedItem, ...]]:
@@ -116,7 +132,8 @@ def _addendum(groups: dict[str, tuple[DroppedItem, ...]], total: int, source: st
         lines += ["", f"### {CLASS_TITLES.get(cls, cls)} ({len(items)})"]
         for item in items:
             where = f" (entries {_where(item.entry_ids)})" if item.entry_ids else ""
-            lines.append(f"- {md_code(item.value)}{where}")
+            said = f": {item.context}" if item.context else ""
+            lines.append(f"- {md_code(item.value)}{said}{where}")
     return "\n".join(lines) + "\n"
 
 
@@ -143,7 +160,7 @@ def _instruction(groups: dict[str, tuple[DroppedItem, ...]], total: int,
         for cls, queue in queues.items():
             if not queue:
                 continue
-            value = " ".join(queue.pop(0).value.split())
+            value = " ".join(queue.pop(0).display.split())
             progress = True
             picked[cls].append(value)
             if len(render(total - named - 1)) > max_chars:

@@ -9,9 +9,11 @@ says which attempt that was, so a user can see whether the retries helped.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from sessionlens.engine.contract.templates import QUALITY_FEEDBACK_HEAD
 from sessionlens.engine.errors import SummarizationCancelled
 
 from .report import AuditReport
@@ -61,7 +63,7 @@ class QualityOutcome:
 
 def quality_feedback(report: AuditReport) -> str:
     """Tell the summarizer, in plain words, what the last summary got wrong."""
-    lines = ["The previous summary did not pass the quality audit. Problems found:"]
+    lines = [QUALITY_FEEDBACK_HEAD]
     for check in report.checks:
         if check.passed:
             continue
@@ -88,13 +90,14 @@ def _rank(report: AuditReport) -> tuple[int, int, int]:
 
 async def run_with_quality_loop(
     generate: Callable[[str | None], Awaitable[str]],
-    audit: Callable[[str], AuditReport],
+    audit: Callable[[str], AuditReport | Awaitable[AuditReport]],
     *,
     max_retries: int = 1,
 ) -> QualityOutcome:
     """Generate, audit, and regenerate with feedback until the audit passes or retries run out.
 
-    ``generate(feedback)`` gets None the first time. An error from the first generation
+    ``generate(feedback)`` gets None the first time; ``audit`` may be a coroutine function
+    (the GUI runs the audit on its worker pool so the UI thread never does it). An error from the first generation
     propagates (there is nothing to keep); an error from a retry ends the loop and keeps the
     best summary so far. Cancellation always propagates. ``max_retries`` is clamped to 0..3.
     """
@@ -112,7 +115,8 @@ async def run_with_quality_loop(
                 raise
             attempts.append(QualityAttempt(number, None, None, feedback, f"{type(exc).__name__}: {exc}"))
             break
-        report = audit(summary)
+        audited = audit(summary)
+        report = await audited if inspect.isawaitable(audited) else audited
         attempts.append(QualityAttempt(number, summary, report, feedback))
         if best is None or _rank(report) >= _rank(best[1]):
             best = (summary, report, number)

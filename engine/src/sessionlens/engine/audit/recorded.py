@@ -30,7 +30,7 @@ from .report import (
 )
 from .span import path_to
 
-__all__ = ["ChainAudit", "audit_compaction_in_chain", "predecessor_span"]
+__all__ = ["ChainAudit", "audit_compaction_in_chain", "audit_every_compaction", "predecessor_span"]
 
 Loader = Callable[[Path], Transcript]
 
@@ -81,14 +81,17 @@ def _predecessor_path(transcript: Transcript) -> Path | None:
 
 def audit_compaction_in_chain(transcript: Transcript, compaction_id: str | None = None, *,
                               identifier_policy: IdentifierPolicy = "strict",
-                              budget_chars: int = AUDIT_BUDGET_CHARS,
-                              load: Loader = load_transcript) -> ChainAudit:
+                              budget_chars: int | None = AUDIT_BUDGET_CHARS,
+                              load: Loader = load_transcript,
+                              summary: str | None = None) -> ChainAudit:
     """``audit_compaction``, reading the span from the predecessor when the file lacks it.
+    With ``summary``, that text is audited as the compaction's replacement instead of the
+    recorded one.
 
     Raises AuditError as ``audit_compaction`` does; a predecessor that is missing or cannot
     be loaded leaves the audit as the file alone gives it."""
     report = audit_compaction(transcript, compaction_id, identifier_policy=identifier_policy,
-                              budget_chars=budget_chars)
+                              budget_chars=budget_chars, summary=summary)
     cid = report.compaction_id or ""
     if _has_message(transcript, report.summarized_entry_ids):
         return ChainAudit(report)
@@ -102,14 +105,32 @@ def audit_compaction_in_chain(transcript: Transcript, compaction_id: str | None 
     held = predecessor.get(cid)
     if held is not None and held.type == "compaction":
         inherited = audit_compaction(predecessor, cid, identifier_policy=identifier_policy,
-                                     budget_chars=budget_chars)
+                                     budget_chars=budget_chars, summary=summary)
         return ChainAudit(inherited, source)
     ids = predecessor_span(predecessor, transcript, cid)
     if not _has_message(predecessor, ids):
         return ChainAudit(report)
     entry = transcript.entry(cid)
-    redone = audit_summary(predecessor, entry.summary or "", summarized_entry_ids=ids,
+    text = entry.summary or "" if summary is None else summary
+    redone = audit_summary(predecessor, text, summarized_entry_ids=ids,
                            template=report.template, identifier_policy=identifier_policy,
                            budget_chars=budget_chars, compaction_id=cid,
                            from_hook=entry.from_hook)
     return ChainAudit(redone, source)
+
+
+def audit_every_compaction(transcript: Transcript, *, identifier_policy: IdentifierPolicy = "strict",
+                           load: Loader = load_transcript) -> dict[str, ChainAudit]:
+    """The audit of every compaction the file holds (file order), each as the chain gives it.
+
+    Loads the predecessor (at most once) when a compaction's span lives there."""
+    cache: dict[Path, Transcript] = {}
+
+    def cached(path: Path) -> Transcript:
+        if path not in cache:
+            cache[path] = load(path)
+        return cache[path]
+
+    return {c.id: audit_compaction_in_chain(transcript, c.id, identifier_policy=identifier_policy,
+                                            load=cached)
+            for c in transcript.compactions}

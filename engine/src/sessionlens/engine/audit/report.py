@@ -4,8 +4,11 @@ Pure: it reads a loaded transcript and a summary and returns a frozen report, so
 the CLI, the quality loop and exports all judge a summary the same way. The checks follow
 OpenClaw's safeguard audit (transcript-format.md §3.6) so a summary SessionLens passes is one
 OpenClaw would accept, and add what that audit leaves out: a fallback placeholder is never a
-summary, each heading must appear once, the budget holds, and every specific of the span is
-counted per class so the report can say exactly what was dropped.
+summary (it loses everything), each heading must appear once, the budget holds, every error
+message of the span must survive wherever it was written (a failing test's output, stderr,
+the assistant quoting it), the latest ask is the user's own words, and every specific of the
+span is counted per class, numbers with what they measure, so the report can say exactly
+what was dropped. OpenClaw's own verdict is computed beside it and labelled as OpenClaw's.
 """
 
 from __future__ import annotations
@@ -14,14 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sessionlens.engine.contract.ask import ask_overlap, clean_user_ask
+from sessionlens.engine.contract.ask import ask_overlap
 from sessionlens.engine.contract.identifiers import (
-    AUDIT_RECENT_MESSAGES,
     IDENTIFIER_CLASSES,
     Identifier,
-    entry_text,
     extract_identifiers,
-    extract_opaque_identifiers,
     summary_contains,
 )
 from sessionlens.engine.contract.templates import (
@@ -31,9 +31,11 @@ from sessionlens.engine.contract.templates import (
     fallback_text,
     section_reasons,
 )
+from sessionlens.engine.contract.user_words import user_words
 from sessionlens.engine.model import Entry, Transcript
 
 from .dropped import DroppedItem, find_dropped
+from .openclaw_verdict import OpenClawVerdict, openclaw_verdict, recent_opaque_identifiers
 from .span import CompactionSpan, compaction_span
 
 __all__ = [
@@ -109,6 +111,15 @@ class AuditReport:
     #: The template the summary itself follows (differs from ``template`` for a fallback
     #: placeholder, which is judged against the template its writer promised).
     detected_template: str = ""
+    #: What OpenClaw's own quality guard would answer (its rules, labelled as such).
+    openclaw: OpenClawVerdict | None = None
+
+    @property
+    def total_loss(self) -> bool:
+        """The summary is empty or a fallback placeholder and it replaced entries: the
+        whole span is gone."""
+        return bool(self.summarized_entry_ids) and any(
+            r in ("empty_summary", "fallback_summary") for r in self.check("content").reasons)
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -144,6 +155,8 @@ def audit_report_dict(report: AuditReport) -> dict[str, Any]:
         "summarized_entry_ids": list(report.summarized_entry_ids),
         "latest_ask": report.latest_ask,
         "summary_chars": report.summary_chars,
+        "total_loss": report.total_loss,
+        "openclaw": report.openclaw.as_dict() if report.openclaw is not None else None,
     }
 
 
@@ -156,7 +169,7 @@ def _span_entries(transcript: Transcript, entry_ids: Sequence[str]) -> tuple[Ent
 def _user_text(entry: Entry) -> str:
     if entry.message is None or entry.message.role != "user":
         return ""
-    return clean_user_ask(entry.message.text)
+    return user_words(entry.message.text)
 
 
 def latest_user_ask(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
@@ -168,19 +181,14 @@ def latest_user_ask(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _recent_identifiers(entries: Sequence[Entry]) -> tuple[str, ...]:
-    messages = [e for e in entries if e.message is not None]
-    text = "\n".join(entry_text(e) for e in messages[-AUDIT_RECENT_MESSAGES:])
-    return extract_opaque_identifiers(text)
-
-
-def _content_check(summary: str) -> AuditCheck:
+def _content_check(summary: str, span_size: int) -> AuditCheck:
+    lost = f"total loss: the {span_size} summarized entries are replaced by nothing"
     if not summary.strip():
-        return AuditCheck("content", False, "The summary is empty.", ("empty_summary",))
+        return AuditCheck("content", False, f"The summary is empty ({lost}).", ("empty_summary",))
     placeholder = fallback_text(summary)
     if placeholder is not None:
         return AuditCheck("content", False,
-                          f"A fallback placeholder, not a summary: {placeholder!r}",
+                          f"A fallback placeholder, not a summary ({lost}): {placeholder!r}",
                           ("fallback_summary",))
     return AuditCheck("content", True, f"{len(summary)} characters of summary.")
 
@@ -203,7 +211,8 @@ def _identifiers_check(summary: str, audited: Sequence[str], policy: str
                        ) -> tuple[AuditCheck, tuple[str, ...], tuple[str, ...]]:
     found = tuple(i for i in audited if summary_contains(summary, i))
     missing = tuple(i for i in audited if i not in found)
-    where = "custom list" if policy == "custom" else "last messages of the span"
+    where = "custom list" if policy == "custom" else \
+        "last 10 messages of the span (OpenClaw's identifier rule)"
     detail = f"{len(found)} of {len(audited)} identifiers from the {where} kept"
     if not missing:
         return AuditCheck("identifiers", True, detail + "."), found, missing
@@ -214,11 +223,28 @@ def _identifiers_check(summary: str, audited: Sequence[str], policy: str
                       (reason,)), found, missing
 
 
+def _errors_check(entities: Sequence[Identifier], dropped: Sequence[DroppedItem],
+                  policy: str) -> AuditCheck:
+    """Every error message of the span must survive: once dropped, its output is gone."""
+    total = sum(e.cls == "error" for e in entities)
+    lost = [d for d in dropped if d.cls == "error"]
+    detail = (f"{total - len(lost)} of {total} error messages of the span kept "
+              "(tool output, test and build output, errors quoted in replies)")
+    if not lost:
+        return AuditCheck("errors", True, detail + ".")
+    if policy == "off":
+        return AuditCheck("errors", True, detail + " (policy off: reported only).")
+    named = "; ".join(d.display for d in lost[:3]) + (f"; and {len(lost) - 3} more"
+                                                      if len(lost) > 3 else "")
+    return AuditCheck("errors", False, f"{detail}; dropped: {named}",
+                      ("missing_errors:" + ",".join(d.value[:60] for d in lost[:3]),))
+
+
 def _ask_check(summary: str, ask: str | None) -> AuditCheck:
     if not ask:
         return AuditCheck("latest_ask", True, "No user request in the summarized span.")
     wanted, found, need = ask_overlap(summary, ask)
-    detail = (f"{len(found)} of {len(wanted)} key words of the latest request found "
+    detail = (f"{len(found)} of {len(wanted)} key words of the user's latest request found "
               f"(need {need}): {', '.join(found) or 'none'}")
     if not wanted or len(found) >= need:
         return AuditCheck("latest_ask", True, detail + ".")
@@ -226,8 +252,10 @@ def _ask_check(summary: str, ask: str | None) -> AuditCheck:
                       ("latest_user_ask_not_reflected",))
 
 
-def _budget_check(summary: str, budget: int) -> AuditCheck:
+def _budget_check(summary: str, budget: int | None) -> AuditCheck:
     n = len(summary)
+    if budget is None:
+        return AuditCheck("budget", True, f"{n} characters (this agent caps no summary size).")
     if n <= budget:
         return AuditCheck("budget", True, f"{n} of {budget} characters.")
     return AuditCheck("budget", False, f"{n} characters exceed the budget of {budget}.",
@@ -255,7 +283,7 @@ def audit_summary(
     template: str,
     identifier_policy: IdentifierPolicy = "strict",
     custom_identifiers: Sequence[str] = (),
-    budget_chars: int = AUDIT_BUDGET_CHARS,
+    budget_chars: int | None = AUDIT_BUDGET_CHARS,
     latest_ask_entry_id: str | None = None,
     compaction_id: str | None = None,
     from_hook: bool = False,
@@ -277,18 +305,21 @@ def audit_summary(
     used = detected if template == "auto" else template
     if latest_ask_entry_id is not None:
         ask_entry = transcript.get(latest_ask_entry_id)
-        ask = clean_user_ask(ask_entry.message.text) if ask_entry and ask_entry.message else None
+        ask = (user_words(ask_entry.message.text) or None) if ask_entry and ask_entry.message \
+            else None
     else:
         _, ask = latest_user_ask(entries)
     audited = (tuple(dict.fromkeys(i.strip() for i in custom_identifiers if i.strip()))
-               if identifier_policy == "custom" else _recent_identifiers(entries))
+               if identifier_policy == "custom" else recent_opaque_identifiers(entries))
     id_check, found, missing = _identifiers_check(summary, audited, identifier_policy)
     span_entities = tuple(entities) if entities is not None else extract_identifiers(entries)
-    dropped = find_dropped(summary, span_entities)
+    content = _content_check(summary, len(entries))
+    dropped = find_dropped(summary, span_entities, everything=not content.passed)
     checks = (
-        _content_check(summary),
+        content,
         _sections_check(summary, used),
         id_check,
+        _errors_check(span_entities, dropped, identifier_policy),
         _ask_check(summary, ask),
         _budget_check(summary, budget_chars),
     )
@@ -307,13 +338,22 @@ def audit_summary(
         summary_chars=len(summary),
         entities=span_entities,
         detected_template=detected,
+        openclaw=openclaw_verdict(summary, entries, strict=identifier_policy == "strict"),
     )
 
 
-def _writer_template(entry: Entry, summary: str) -> str:
+#: Agents whose compaction summaries follow no heading template and no size cap: a Claude
+#: Code ``compact_boundary`` summary, a Codex ``compacted`` replacement history.
+_FREE_FORM_FORMATS = frozenset({"claude-code", "codex"})
+
+
+def _writer_template(transcript: Transcript, entry: Entry, summary: str) -> str:
     """The template to judge an existing summary on: its own, or for a placeholder the one
-    its writer promised (OpenClaw's safeguard for ``fromHook`` entries, else pi's)."""
+    its writer promised (OpenClaw's safeguard for ``fromHook`` entries, else pi's); none
+    for agents that promise no headings (their text may quote headings of the history)."""
     detected = detect_template(summary, from_hook=entry.from_hook)
+    if transcript.format in _FREE_FORM_FORMATS:
+        return "fallback" if detected == "fallback" else "none"
     if detected == "fallback":
         return "safeguard" if entry.from_hook else "structured"
     return detected
@@ -321,19 +361,21 @@ def _writer_template(entry: Entry, summary: str) -> str:
 
 def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *,
                      identifier_policy: IdentifierPolicy = "strict",
-                     budget_chars: int = AUDIT_BUDGET_CHARS) -> AuditReport:
-    """Audit a compaction the transcript already holds (default: the last one).
+                     budget_chars: int | None = AUDIT_BUDGET_CHARS,
+                     summary: str | None = None) -> AuditReport:
+    """Audit a compaction the transcript already holds (default: the last one), or with
+    ``summary`` another text (written by another tool, edited by hand) as its replacement.
 
     Raises AuditError when the transcript has no such compaction."""
     span: CompactionSpan = compaction_span(transcript, compaction_id)
     entry = transcript.entry(span.compaction_id)
-    summary = entry.summary or ""
+    summary = entry.summary or "" if summary is None else summary
     report = audit_summary(
         transcript, summary,
         summarized_entry_ids=span.summarized_entry_ids,
-        template=_writer_template(entry, summary),
+        template=_writer_template(transcript, entry, summary),
         identifier_policy=identifier_policy,
-        budget_chars=budget_chars,
+        budget_chars=None if transcript.format in _FREE_FORM_FORMATS else budget_chars,
         compaction_id=span.compaction_id,
         from_hook=entry.from_hook,
     )

@@ -12,7 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from sessionlens.engine.errors import SessionLensError
+from sessionlens.engine.cli.output import emit_json, emit_lines
+from sessionlens.engine.errors import NothingToCompact, SessionLensError
 
 #: Subcommand name -> module under ``sessionlens.engine.cli``.
 SUBCOMMANDS: dict[str, str] = {
@@ -24,6 +25,8 @@ SUBCOMMANDS: dict[str, str] = {
     "export": "export_cmd",
     "chain": "chain_cmd",
     "restore": "restore_cmd",
+    "trace": "trace_cmd",
+    "search": "search_cmd",
 }
 
 
@@ -51,6 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         code: int = args.func(args)
+    except NothingToCompact as exc:  # a normal answer, on stdout, exit 0
+        if getattr(args, "json", False):
+            emit_json({"nothing_to_compact": True, "should_compact": False, "reason": str(exc)})
+        else:
+            emit_lines([f"nothing to compact: {exc}"])
+        return 0
     except SessionLensError as exc:
         print(f"sessionlens {args.command}: error: {exc}", file=sys.stderr)
         return 1

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["non_negative_int", "positive_int"]
+from sessionlens.engine.plan.trigger_settings import parse_byte_size
+
+__all__ = ["byte_size", "non_negative_int", "positive_int"]
 
 
 def _int(text: str) -> int:
@@ -31,4 +33,15 @@ def positive_int(text: str) -> int:
     value = _int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{value} is not a window size; give more than 0")
+    return value
+
+
+def byte_size(text: str) -> int:
+    """A file size: bytes, or OpenClaw's size strings (``20mb``, ``512kb``); more than 0."""
+    try:
+        value = parse_byte_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size; give more than 0")
     return value

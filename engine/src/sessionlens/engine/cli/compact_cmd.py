@@ -1,9 +1,14 @@
 """``sessionlens compact FILE``: plan, summarize, audit and (optionally) write a compaction.
 
-Planning, auditing and writing belong to their own modules; this command only wires them to
-a provider chosen on the command line. A failed or cancelled run exits non-zero and writes
-nothing. With ``--json`` it prints one object (DESIGN.md keys plus provider details); on a
-terminal a one-line progress bar runs on stderr.
+The command only wires flags to the engine: settings resolve as in ``plan`` (the same flags,
+the same defaults: keep-recent 20,000, a hard boundary only with ``--keep-recent 0``), the run
+is ``compaction.run_compaction``, the write goes through its dry run (real file names, the
+first kept entry the file will hold, tokens after measured on the result) and
+``write_prepared``, which refuses a summary that failed its audit unless
+``--accept-failed-audit``. A failed or cancelled run writes nothing.
+
+Exit codes: 0 done; 1 an error (stderr says what); 3 the audit failed and ``--write`` was
+refused (the JSON still carries the summary and its audit); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,24 +16,37 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sessionlens.engine.cli.args import non_negative_int, positive_int
+from sessionlens.engine.cli.args import positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines, warn
+from sessionlens.engine.cli.plan_cmd import (
+    add_settings_arguments,
+    overrides_from_args,
+    settings_summary,
+)
 from sessionlens.engine.compaction import (
     CompactionOptions,
     CompactionOutcome,
-    compaction_record,
+    prepare_write,
     run_compaction,
+    write_prepared,
 )
-from sessionlens.engine.errors import ConfigError
-from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.writer import check_lock, write_compaction
-from sessionlens.engine.plan.planner import plan_compaction
-from sessionlens.engine.settings import DEFAULT_SETTINGS
+from sessionlens.engine.errors import (
+    AuditGateError,
+    ConfigError,
+    PersistError,
+    SummarizationCancelled,
+)
+from sessionlens.engine.model import Transcript
+from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
+from sessionlens.engine.persist.dry_run import WritePlan
+from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
+from sessionlens.engine.persist.writer import WriteMode, check_lock
+from sessionlens.engine.plan.planner import CompactionPlan
+from sessionlens.engine.summarize.outbound import preview_prompts, provider_keys
 from sessionlens.engine.summarize.providers import (
     OFFLINE_PROFILE,
     OfflineProvider,
@@ -63,7 +81,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--base-url", help="API base URL (OpenAI-compatible or Anthropic)")
     p.add_argument("--key-env", help="environment variable holding the API key ('' for none; "
                    "default none for a base URL on this machine)")
-    p.add_argument("--context-window", type=positive_int, metavar="N", help="the model's context window")
+    p.add_argument("--summarizer-window", type=positive_int, metavar="N",
+                   help="the summarizing model's own context window (default per provider)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S",
                    help="seconds to wait for an answer (default 120)")
     p.add_argument("--fallback-offline", action="store_true",
@@ -78,10 +97,23 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "(repeatable)")
     p.add_argument("--quality-retries", type=int, choices=range(0, 4), default=0, metavar="N",
                    help="regenerate up to N times (0-3) when the audit fails; the best is kept")
-    p.add_argument("--keep-recent", type=non_negative_int, metavar="N", help="tokens to keep verbatim")
+    add_settings_arguments(p)
+    p.add_argument("--cut", metavar="ENTRY_ID", help="cut here (moved to the nearest valid point)")
     p.add_argument("--write", choices=("none", "successor", "append"), default="none",
                    help="none (default): print only; successor: new file + checkpoint; "
                         "append: add the compaction to FILE itself")
+    p.add_argument("--accept-failed-audit", action="store_true",
+                   help="write even when the summary fails its audit (default: refuse, exit 3)")
+    p.add_argument("--keep-retry-copies", action="store_true",
+                   help="successor: keep the unanswered copies of a prompt resent within "
+                        f"{RETRY_WINDOW_MS // 1000} s (a retry storm); by default they are "
+                        "left out")
+    p.add_argument("--send-secrets", action="store_true",
+                   help="send secrets found in the transcript to the provider as they are "
+                        "(default: each is replaced by a [REDACTED:kind#n] placeholder)")
+    p.add_argument("--preview", action="store_true",
+                   help="print exactly what would be sent to the model and exit (no model "
+                        "call, nothing written)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -92,7 +124,7 @@ def profile_from_args(args: argparse.Namespace) -> ProviderProfile:
         return OFFLINE_PROFILE
     base = dict(_DEFAULTS[args.provider])
     for flag, key in (("model", "model"), ("base_url", "base_url"),
-                      ("context_window", "context_window")):
+                      ("summarizer_window", "context_window")):
         value = getattr(args, flag, None)
         if value:
             base[key] = value
@@ -131,16 +163,24 @@ class _Bar:
             sys.stderr.write("\n")
 
 
-async def _run(args: argparse.Namespace, transcript: Any, plan: Any,
-               providers: list[Provider], bar: _Bar) -> CompactionOutcome:
+async def _run(args: argparse.Namespace, transcript: Transcript, plan: CompactionPlan,
+               providers: list[Provider], bar: _Bar, secrets: list[str]) -> CompactionOutcome:
     options = CompactionOptions(
         instructions=args.instructions, template=args.template,
         identifier_policy=args.identifier_policy,
         custom_identifier_instructions=args.identifier_instructions,
-        custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries)
+        custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries,
+        send_secrets=args.send_secrets)
     try:
         return await run_compaction(transcript, plan, providers, options, on_progress=bar,
-                                    retry=RETRY_POLICY)
+                                    retry=RETRY_POLICY, known_secrets=secrets)
+    except SummarizationCancelled:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # Ctrl-C: asyncio.run turns an interrupted main task into KeyboardInterrupt,
+            # which the CLI reports with exit code 130 (nothing has been written yet)
+            raise asyncio.CancelledError from None
+        raise
     finally:
         for provider in providers:
             close = getattr(provider, "close", None)
@@ -148,28 +188,81 @@ async def _run(args: argparse.Namespace, transcript: Any, plan: Any,
                 close()
 
 
+def _dry_run(transcript: Transcript, outcome: CompactionOutcome, mode: WriteMode,
+             keep_retry_copies: bool) -> tuple[WritePlan | None, str | None]:
+    """The write's dry run, or why there is none (a format SessionLens does not write)."""
+    try:
+        return prepare_write(transcript, outcome, mode,
+                             keep_retry_copies=keep_retry_copies), None
+    except PersistError as exc:
+        return None, str(exc)
+
+
+def _preview(args: argparse.Namespace, transcript: Any, plan: Any,
+             providers: list[Provider]) -> int:
+    """``--preview``: the requests a model provider would receive, redacted as they would be."""
+    parts = preview_prompts(
+        transcript, plan, instructions=args.instructions, template=args.template,
+        identifier_policy=args.identifier_policy,
+        custom_identifier_instructions=args.identifier_instructions,
+        send_secrets=args.send_secrets, known_values=provider_keys(providers))
+    if args.provider == "offline":
+        warn("note: the offline provider sends nothing anywhere; this is what a model "
+             "provider would receive")
+    if args.json:
+        emit_json({"provider": args.provider, "send_secrets": args.send_secrets,
+                   "requests": [{"label": p.label, "system": p.system, "prompt": p.prompt}
+                                for p in parts]})
+    else:
+        emit_lines([f"===== {p.label} =====\n{p.text}" for p in parts])
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     profile = profile_from_args(args)
-    settings = DEFAULT_SETTINGS
-    window = args.context_window or (profile.context_window if args.provider == "local" else None)
-    if window:
-        settings = replace(settings, context_window=window)
-    transcript = load_transcript(args.file)
-    if args.write != "none":
+    if args.send_secrets:
+        warn("warning: --send-secrets: secrets in the transcript go to the provider unredacted")
+    opened = open_transcript(args.file, overrides_from_args(args))
+    transcript = opened.transcript
+    if args.write != "none" and not args.preview:
         check_lock(transcript.path)  # refuse before spending a model call, not after
-    plan = plan_compaction(transcript, settings, manual=True, keep_recent_tokens=args.keep_recent)
+    plan = opened.plan(cut_entry_id=args.cut)
+    figures = opened.figures(plan)
     providers: list[Provider] = [build_provider(profile)]
+    if args.preview:
+        return _preview(args, transcript, plan, providers)
     if args.fallback_offline and args.provider != "offline":
         providers.append(OfflineProvider())
+    key = profile.read_key()
     bar = _Bar()
     try:
-        outcome = asyncio.run(_run(args, transcript, plan, providers, bar))
+        outcome = asyncio.run(_run(args, transcript, plan, providers, bar,
+                                   [key] if key else []))
     finally:
         bar.close()
-    result, report, tokens_after = outcome.result, outcome.audit, outcome.tokens_after
-    written = [] if args.write == "none" else [
-        str(p) for p in write_compaction(transcript, compaction_record(outcome), args.write).written]
-    warnings = list(result.warnings)
+    result, report = outcome.result, outcome.audit
+    mode: WriteMode = "successor" if args.write == "none" else args.write
+    prepared, no_dry_run = _dry_run(transcript, outcome, mode, args.keep_retry_copies)
+    if prepared is None and args.write != "none":
+        raise PersistError(transcript.path, no_dry_run or "cannot be written")
+    written: list[str] = []
+    notes: tuple[str, ...] = ()
+    refused: str | None = None
+    if prepared is not None and args.write != "none":
+        try:
+            wrote = write_prepared(transcript, prepared,
+                                   accept_failed_audit=args.accept_failed_audit)
+            written, notes = [str(p) for p in wrote.written], wrote.notes
+        except AuditGateError as exc:
+            refused = str(exc)
+    tokens_after = prepared.tokens_after if prepared is not None else outcome.tokens_after
+    first_kept = (prepared.first_kept_entry_id if prepared is not None and written
+                  else plan.first_kept_entry_id)
+    dropped = prepared.dropped_retry_copies if prepared is not None else ()
+    warnings = list(result.warnings) + list(notes)
+    if outcome.scrubbed:
+        warnings.append("removed from the summary before auditing and writing: "
+                        + ", ".join(sorted(set(outcome.scrubbed))))
     if tokens_after >= plan.tokens_before:
         warnings.append(f"the compacted context (~{tokens_after:,} tokens) is not smaller than "
                         f"before ({plan.tokens_before:,}): this compaction saves nothing")
@@ -180,28 +273,53 @@ def run(args: argparse.Namespace) -> int:
         "audit": {"passed": report.passed, "checks": [c.as_dict() for c in report.checks],
                   "kept_attempt": outcome.quality.kept_attempt,
                   "attempts": len(outcome.quality.attempts)},
-        "first_kept_entry_id": plan.first_kept_entry_id,
+        "first_kept_entry_id": first_kept,
+        "cut_entry_id": plan.first_kept_entry_id,
+        "entries_summarized": figures.entries_summarized,
         "tokens_before": plan.tokens_before,
         "tokens_after": tokens_after,
         "written": written,
+        "write_plan": None if prepared is None else {
+            "mode": prepared.mode, "files": [{"kind": f.kind, "path": str(f.path), "note": f.note}
+                                             for f in prepared.files],
+            "first_kept_entry_id": prepared.first_kept_entry_id,
+            "entries_removed": prepared.entries_removed, "tokens_after": prepared.tokens_after},
+        "refused": refused,
+        "settings": settings_summary(opened),
+        "dropped_retry_copies": [
+            {"entry_id": c.entry_id, "line": c.line, "kept_entry_id": c.kept_entry_id,
+             "reply_entry_ids": list(c.reply_entry_ids), "outcome": c.outcome,
+             "gap_ms": c.gap_ms, "chars": c.chars, "preview": c.preview} for c in dropped],
         "provider": result.provider, "model": result.model, "template": result.template,
-        "identifier_policy": result.identifier_policy, "chunks": result.chunks,
+        "identifier_policy": result.identifier_policy,
+        "instructions": result.instructions, "focus_applied": result.focus_matched,
+        "chunks": result.chunks,
         "stages": result.stages, "attempts": result.attempts,
         "usage": {"input_tokens": result.usage.input_tokens,
                   "output_tokens": result.usage.output_tokens, "cost": result.usage.cost},
         "warnings": warnings,
     }
+    if refused is not None:
+        warn(f"sessionlens compact: {refused}")
     if args.json:
         emit_json(out)
-        return 0
+        return 3 if refused is not None else 0
     verdict = "passed" if report.passed else "FAILED"
     if len(outcome.quality.attempts) > 1:
         verdict += (f" (kept attempt {outcome.quality.kept_attempt} of "
                     f"{len(outcome.quality.attempts)})")
     lines = [result.summary, "", f"audit: {verdict}"]
     lines += [f"  [{'ok' if c.passed else '!!'}] {c.name}: {c.detail}" for c in report.checks]
-    lines.append(f"tokens: {plan.tokens_before:,} -> about {tokens_after:,}  "
-                 f"(first kept {plan.first_kept_entry_id or 'nothing: hard boundary'})")
-    lines.append("written: " + (", ".join(written) if written else "nothing (--write none)"))
+    lines.append(f"tokens: {FIGURE_LABELS['tokens_before']} {plan.tokens_before:,} -> "
+                 f"{FIGURE_LABELS['tokens_after']} {tokens_after:,}  ({FIGURE_LABELS['first_kept_entry_id']} "
+                 f"{first_kept or 'nothing: hard boundary'})")
+    lines.append("written: " + (", ".join(written) if written else
+                                "nothing (audit failed)" if refused else "nothing (--write none)"))
+    if dropped:
+        verb = "left out" if written else "a successor would leave out"
+        lines.append(f"retry storm: {verb} {len(dropped)} unanswered cop"
+                     f"{'y' if len(dropped) == 1 else 'ies'} ("
+                     + ", ".join(f"{c.entry_id} {c.outcome}" for c in dropped)
+                     + "; --keep-retry-copies keeps them)")
     emit_lines(lines)
-    return 0
+    return 3 if refused is not None else 0

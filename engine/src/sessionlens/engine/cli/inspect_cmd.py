@@ -14,11 +14,21 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
+from sessionlens.engine.plan.pruning_delay import pruning_delay
 from sessionlens.engine.tokens.counts import ENCODING_NAMES, count_tokens
 
+from .flush_views import (
+    add_flush_arguments,
+    flush_report,
+    memory_flush_json,
+    memory_flush_lines,
+    resolved_settings_for,
+)
 from .output import emit_json, emit_lines
+from .trigger_views import pruning_json
 
 __all__ = ["register", "run", "inspect_summary"]
 
@@ -26,6 +36,7 @@ __all__ = ["register", "run", "inspect_summary"]
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("inspect", help="summarize a transcript (entries, path, context, tokens)")
     p.add_argument("file", type=Path, help="transcript file (.jsonl)")
+    add_flush_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--encoding", default="o200k_base", choices=ENCODING_NAMES,
                    help="tokenizer for exact counts (default: o200k_base)")
@@ -40,6 +51,9 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base") -> dict[str, An
     return {
         "path": str(t.path),
         "format": t.format,
+        "agent": t.gaps.agent or agent_name(t.format),
+        "lacks": [{"kind": k, "meaning": gap_text(k)} for k in t.gaps.missing],
+        "notes": list(t.gaps.notes),
         "session_id": t.session_id,
         "session_name": t.session_name,
         "entries": {"total": len(t.entries), "by_type": dict(sorted(by_type.items()))},
@@ -54,6 +68,8 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base") -> dict[str, An
             "reported_context": report.reported_context,
             "exact": report.exact_context,
             "estimate": report.estimate_context,
+            "agent_rule": report.agent_rule,
+            "agent_estimate": report.estimate_context_agent,
         },
         "file_size": t.file_size,
         # in file order: tree checks (cycles, ...) report after the line-by-line parse
@@ -69,6 +85,15 @@ def _counted(label: str, total: int, parts: dict[str, int], width: int) -> str:
     if parts:
         line += "   " + ", ".join(f"{k} {v:,}" for k, v in parts.items())
     return line
+
+
+def _agent_estimate(s: dict[str, Any]) -> str:
+    tok = s["tokens"]
+    if tok["agent_rule"] is None:
+        return f"  agent         {s['agent']}: no token estimate of its own (the exact count " \
+               "is the one to use)"
+    return f"  agent         {s['agent']}: its own estimate {tok['agent_estimate']:,} " \
+           f"({tok['agent_rule']} rule)"
 
 
 def _human(s: dict[str, Any]) -> list[str]:
@@ -88,7 +113,11 @@ def _human(s: dict[str, Any]) -> list[str]:
         f"  context       {s['context_messages']:,} messages after replay",
         f"  tokens        reported {reported} | exact {tok['exact']:,} ({tok['encoding']})"
         f" | estimate {tok['estimate']:,} (chars/4)",
+        _agent_estimate(s),
     ]
+    if s["lacks"]:
+        lines.append("  not recorded  " + "; ".join(g["meaning"] for g in s["lacks"]))
+    lines.extend(f"  note          {n}" for n in s["notes"])
     diags = s["diagnostics"]
     if diags:
         lines.append(f"  diagnostics   {len(diags)}")
@@ -103,9 +132,17 @@ def _human(s: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    summary = inspect_summary(load_transcript(args.file), args.encoding)
+    transcript = load_transcript(args.file)
+    summary = inspect_summary(transcript, args.encoding)
+    report = count_tokens(transcript, args.encoding)  # cached: the summary counted it already
+    resolved = resolved_settings_for(transcript, args)
+    settings = resolved.settings
+    flush = flush_report(transcript, resolved, args, report)
+    summary["memory_flush"] = memory_flush_json(flush)
+    summary["pruning"] = pruning_json(pruning_delay(
+        transcript, settings, tokens=report, context_window=flush.context_window))
     if args.json:
         emit_json(summary)
     else:
-        emit_lines(_human(summary))
+        emit_lines(_human(summary) + memory_flush_lines(flush))
     return 0

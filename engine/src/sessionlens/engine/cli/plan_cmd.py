@@ -1,7 +1,9 @@
 """``sessionlens plan FILE``: where a compaction would cut, what it would summarize and keep.
 
-Runs the pure planner with OpenClaw's defaults (or the values given) and prints the plan: with
-``--json`` one object carrying DESIGN.md's keys, otherwise a short readable account.
+Plans through ``opened.OpenedTranscript``: the settings are resolved once (flags, then the
+governing ``openclaw.json``, then the transcript's model), exactly as ``compact`` and the GUI
+resolve them, so the three show the same cut and the same numbers. ``--json`` prints one
+object carrying DESIGN.md's keys plus each setting's source.
 """
 
 from __future__ import annotations
@@ -13,53 +15,92 @@ from typing import Any
 
 from sessionlens.engine.cli.args import non_negative_int, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines
-from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.cli.trigger_views import (
+    add_trigger_arguments,
+    trigger_json,
+    trigger_lines,
+    trigger_settings,
+)
+from sessionlens.engine.opened import (
+    FIGURE_LABELS,
+    Figures,
+    OpenedTranscript,
+    Overrides,
+    open_transcript,
+)
 from sessionlens.engine.plan.cutpoints import CUT_RULES
-from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
+from sessionlens.engine.plan.planner import CompactionPlan
 from sessionlens.engine.settings import DEFAULT_SETTINGS
 
-__all__ = ["plan_summary", "register", "run"]
+__all__ = ["add_settings_arguments", "overrides_from_args", "plan_summary", "register", "run",
+           "settings_summary"]
+
+
+def add_settings_arguments(p: argparse.ArgumentParser) -> None:
+    """The flags ``plan`` and ``compact`` share (the same names, the same defaults)."""
+    p.add_argument("--keep-recent", type=non_negative_int, metavar="N",
+                   help=f"tokens to keep verbatim (default {DEFAULT_SETTINGS.keep_recent_tokens:,}"
+                        " as OpenClaw; 0 = a hard boundary: nothing before the compaction kept)")
+    p.add_argument("--reserve", type=non_negative_int, metavar="N",
+                   help=f"reserveTokens (default {DEFAULT_SETTINGS.reserve_tokens:,}; raised to the "
+                        f"floor of {DEFAULT_SETTINGS.reserve_tokens_floor:,} unless "
+                        "--reserve-floor 0)")
+    p.add_argument("--reserve-floor", type=non_negative_int, metavar="N",
+                   help="OpenClaw's reserveTokensFloor (0 disables it)")
+    p.add_argument("--context-window", type=positive_int, metavar="N",
+                   help="the agent model's context window (default: openclaw.json, the "
+                        "provider's own error, or the model's known window)")
+    p.add_argument("--rule", choices=CUT_RULES, help="cut rule (default: the file's agent's)")
+
+
+def overrides_from_args(args: argparse.Namespace) -> Overrides:
+    return Overrides(context_window=args.context_window, reserve_tokens=args.reserve,
+                     reserve_tokens_floor=args.reserve_floor, keep_recent_tokens=args.keep_recent,
+                     cut_rule=args.rule, origin="command line")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("plan", help="preview a compaction: cut point, summarized and kept entries")
     p.add_argument("file", type=Path, help="transcript file (.jsonl)")
-    p.add_argument("--keep-recent", type=non_negative_int, metavar="N",
-                   help=f"tokens to keep verbatim (default {DEFAULT_SETTINGS.keep_recent_tokens})")
-    p.add_argument("--reserve", type=non_negative_int, metavar="N",
-                   help=f"reserveTokens (default {DEFAULT_SETTINGS.reserve_tokens}; raised to the "
-                        f"floor of {DEFAULT_SETTINGS.reserve_tokens_floor} unless --reserve-floor 0)")
-    p.add_argument("--reserve-floor", type=non_negative_int, metavar="N",
-                   help="OpenClaw's reserveTokensFloor (0 disables it)")
-    p.add_argument("--context-window", type=positive_int, metavar="N",
-                   help="model context window (default: from the model in the transcript)")
+    add_settings_arguments(p)
     p.add_argument("--cut", metavar="ENTRY_ID", help="cut here (moved to the nearest valid point)")
-    p.add_argument("--manual", action="store_true",
-                   help="plan a manual /compact (without --keep-recent: nothing is kept)")
-    p.add_argument("--rule", choices=CUT_RULES, help="cut rule (default openclaw-2026)")
+    add_trigger_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
 
-def plan_summary(plan: CompactionPlan) -> dict[str, Any]:
+def settings_summary(opened: OpenedTranscript) -> dict[str, Any]:
+    """Each resolved setting with where it came from (the same in ``plan`` and ``compact``)."""
+    r = opened.resolved
+    return {"context_window": {"value": r.context_window.value, "source": r.context_window.source},
+            "reserve_tokens": {"value": r.reserve_tokens.value, "source": r.reserve_tokens.source},
+            "keep_recent_tokens": {"value": r.keep_recent_tokens.value,
+                                   "source": r.keep_recent_tokens.source},
+            "cut_rule": {"value": r.cut_rule.value, "source": r.cut_rule.source},
+            "warnings": list(r.warnings)}
+
+
+def plan_summary(plan: CompactionPlan, figures: Figures) -> dict[str, Any]:
     """The ``plan --json`` object."""
     return {
-        "should_compact": plan.should_compact,
-        "context_tokens": plan.context_tokens,
-        "context_window": plan.context_window,
-        "threshold": plan.threshold,
-        "first_kept_entry_id": plan.first_kept_entry_id,
+        "should_compact": figures.should_compact,
+        "context_tokens": figures.context_tokens,
+        "context_source": figures.context_source,
+        "context_window": figures.context_window,
+        "threshold": figures.threshold,
+        "first_kept_entry_id": figures.first_kept_entry_id,
         "hard_boundary": plan.hard_boundary,
         "is_split_turn": plan.is_split_turn,
         "turn_start_entry_id": plan.turn_start_entry_id,
         "summarize_entry_ids": list(plan.summarize_entry_ids),
         "turn_prefix_entry_ids": list(plan.turn_prefix_entry_ids),
         "kept_entry_ids": list(plan.kept_entry_ids),
+        "entries_summarized": figures.entries_summarized,
         "previous_compaction_id": plan.previous_compaction_id,
-        "tokens_before": plan.tokens_before,
-        "summary_budget_tokens": plan.summary_budget_tokens,
-        "kept_tokens": plan.kept_tokens,
-        "predicted_tokens_after": plan.predicted_tokens_after,
+        "tokens_before": figures.tokens_before,
+        "summary_budget_tokens": figures.summary_budget_tokens,
+        "kept_tokens": figures.kept_tokens,
+        "predicted_tokens_after": figures.predicted_tokens_after,
         "chunks": [list(chunk) for chunk in plan.chunks],
         "max_chunk_tokens": plan.max_chunk_tokens,
         "oversized_entry_ids": list(plan.oversized_entry_ids),
@@ -72,24 +113,35 @@ def plan_summary(plan: CompactionPlan) -> dict[str, Any]:
     }
 
 
-def _human(path: Path, s: dict[str, Any]) -> list[str]:
+def settings_lines(opened: OpenedTranscript) -> list[str]:
+    lines = [f"  {label:<13} {s.value:,}  ({s.source})" if isinstance(s.value, int)
+             else f"  {label:<13} {s.value}  ({s.source})" for label, s in opened.resolved.rows()]
+    lines += [f"  warning       {w}" for w in opened.resolved.warnings]
+    return lines
+
+
+def _human(path: Path, opened: OpenedTranscript, s: dict[str, Any]) -> list[str]:
+    L = FIGURE_LABELS
     kept = s["first_kept_entry_id"] or "(nothing: hard boundary)"
-    lines = [
-        f"{path}",
-        f"  context       {s['context_tokens']:,} of {s['context_window']:,} tokens, threshold "
-        f"{s['threshold']:,} -> {'compact now' if s['should_compact'] else 'no compaction due'}",
-        f"  cut           first kept {kept}  ({s['cut_rule']}, keep {s['keep_recent_tokens']:,})",
-        f"                {s['cut_reason']}",
-        f"  summarize     {len(s['summarize_entry_ids']):,} entries in {len(s['chunks'])} chunk(s)"
-        f" of at most {s['max_chunk_tokens']:,} tokens",
-    ]
+    lines = [f"{path}", *settings_lines(opened),
+             f"  {L['context_tokens']:<13} {s['context_tokens']:,} ({s['context_source']}) of "
+             f"{L['context_window']} {s['context_window']:,}, {L['threshold']} "
+             f"{s['threshold']:,} -> {'compact now' if s['should_compact'] else 'no compaction due'}",
+             *(trigger_lines(s) if "trigger" in s else []),
+             f"  cut           {L['first_kept_entry_id']} {kept}  ({s['cut_rule']}, keep "
+             f"{s['keep_recent_tokens']:,})",
+             f"                {s['cut_reason']}",
+             f"  summarize     {s['entries_summarized']:,} {L['entries_summarized']} in "
+             f"{len(s['chunks'])} chunk(s) of at most {s['max_chunk_tokens']:,} tokens"]
     if s["is_split_turn"]:
         lines.append(f"  split turn    opened by {s['turn_start_entry_id']}; "
                      f"{len(s['turn_prefix_entry_ids'])} entries summarized as the turn prefix")
     lines += [
-        f"  keep          {len(s['kept_entry_ids']):,} entries, ~{s['kept_tokens']:,} tokens",
-        f"  tokens        before {s['tokens_before']:,} -> after about "
-        f"{s['predicted_tokens_after']:,} (summary budget {s['summary_budget_tokens']:,})",
+        f"  keep          {len(s['kept_entry_ids']):,} entries, {L['kept_tokens']} "
+        f"~{s['kept_tokens']:,}",
+        f"  tokens        {L['tokens_before']} {s['tokens_before']:,} -> {L['predicted_tokens_after']}"
+        f" {s['predicted_tokens_after']:,} ({L['summary_budget_tokens']} "
+        f"{s['summary_budget_tokens']:,})",
     ]
     if s["oversized_entry_ids"]:
         lines.append(f"  oversized     {', '.join(s['oversized_entry_ids'])} (too large to summarize)")
@@ -100,22 +152,15 @@ def _human(path: Path, s: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = DEFAULT_SETTINGS
-    changes: dict[str, Any] = {}
-    if args.reserve is not None:
-        changes["reserve_tokens"] = args.reserve
-    if args.reserve_floor is not None:
-        changes["reserve_tokens_floor"] = args.reserve_floor
-    if args.context_window is not None:
-        changes["context_window"] = args.context_window
-    if changes:
-        settings = replace(settings, **changes)
-    transcript = load_transcript(args.file)
-    plan = plan_compaction(transcript, settings, cut_entry_id=args.cut, manual=args.manual,
-                           keep_recent_tokens=args.keep_recent, cut_rule=args.rule)
-    summary = plan_summary(plan)
+    opened = open_transcript(args.file, overrides_from_args(args))
+    opened = replace(opened, resolved=replace(
+        opened.resolved, settings=trigger_settings(opened.resolved.settings, args)))
+    plan = opened.plan(cut_entry_id=args.cut)
+    summary = plan_summary(plan, opened.figures(plan))
+    summary.update(trigger_json(opened.transcript, plan, opened.resolved.settings,
+                                args.prune_keep_turns))
     if args.json:
-        emit_json(summary)
+        emit_json({**summary, "settings": settings_summary(opened)})
     else:
-        emit_lines(_human(args.file, summary))
+        emit_lines(_human(args.file, opened, summary))
     return 0

@@ -38,7 +38,7 @@ def session_record(s: SessionInfo) -> dict[str, Any]:
         "path": str(s.path), "agent": s.agent, "session_id": s.session_id, "format": s.format,
         "entries": s.entries, "compactions": s.compactions, "size": s.size,
         "modified": s.modified.isoformat().replace("+00:00", "Z"), "project": s.project,
-        "kind": s.kind, "parent_session_id": s.parent_session_id,
+        "kind": s.kind, "parent_session_id": s.parent_session_id, "title": s.title,
     }
 
 
@@ -52,8 +52,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         dirs = default_session_dirs()
         if not dirs:
-            warn("sessionlens sessions: no pi, OpenClaw, Claude Code or Codex session "
-                 "folders found")
+            warn("sessionlens sessions: no session folders of any known agent found")
     kinds = SESSION_FILE_KINDS - {"lock", "temp", "store", "other", "trajectory"} \
         if args.all else frozenset({"primary"})
     found = discover_sessions(dirs, kinds=kinds)
@@ -67,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     lines = [f"{len(found)} session(s)"]
     for s in found:
         comp = "?" if s.compactions is None else str(s.compactions)
-        lines.append(f"  {s.modified:%Y-%m-%d %H:%M}  {s.format:12} {s.entries:>7,} entries  "
+        lines.append(f"  {s.modified:%Y-%m-%d %H:%M}  {s.format:18} {s.entries:>7,} entries  "
                      f"{comp:>3} compactions  {s.agent or '-':11} {s.path}")
     emit_lines(lines)
     return 0

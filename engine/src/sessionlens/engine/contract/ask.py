@@ -4,6 +4,7 @@ An agent that forgets what it was just asked restarts finished work or drops the
 overlap rule is the cheap, model-free test OpenClaw's safeguard uses for that. SessionLens
 keeps the rule's shape (NFKC, lower case, at most 12 tokens, 1-character and stop words
 dropped unless nothing is left, 2 hits needed from 3 tokens up) with its own stop-word list.
+The ask itself is the user's own words (``user_words``), not the envelope around them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["ASK_MAX_TOKENS", "STOP_WORDS", "ask_overlap", "ask_tokens", "clean_user_ask", "has_ask_overlap"]
+__all__ = ["ASK_MAX_TOKENS", "STOP_WORDS", "ask_overlap", "ask_tokens", "has_ask_overlap"]
 
 #: At most this many tokens of the ask are compared.
 ASK_MAX_TOKENS = 12
@@ -28,16 +29,6 @@ can't don't isn't it's i'm i've let's that's there's what's won't
 """.split())
 
 _SPLIT = re.compile(r"[^\w']+|_")
-_META_BLOCK = re.compile(r"^[^\n]*\(untrusted metadata\):\s*```.*?```\s*", re.S | re.M)
-_STAMP = re.compile(r"^\s*\[[A-Z][a-z]{2} \d{4}-\d\d-\d\d [^\]]{0,40}\]\s*")
-
-
-def clean_user_ask(text: str) -> str:
-    """The user's words without OpenClaw's channel metadata block and timestamp prefix."""
-    text = _META_BLOCK.sub("", text)
-    return _STAMP.sub("", text).strip()
-
-
 def _tokens(text: str) -> list[str]:
     normalized = unicodedata.normalize("NFKC", text).lower()
     return [t.strip("'") for t in _SPLIT.split(normalized) if t.strip("'")]

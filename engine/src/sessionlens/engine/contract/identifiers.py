@@ -1,8 +1,8 @@
 """The specifics a summary must not lose: identifiers, paths, commands, errors, numbers.
 
-Two extractions live here. ``extract_opaque_identifiers`` reproduces OpenClaw's safeguard
-audit (transcript-format.md §3.6) so that SessionLens fails exactly the summaries OpenClaw
-would fail. ``extract_identifiers`` is wider: it sorts every concrete entity of a span into
+Two extractions are offered here. ``extract_opaque_identifiers`` (in ``opaque``) reproduces
+OpenClaw's safeguard audit (transcript-format.md §3.6) so that SessionLens fails exactly the
+summaries OpenClaw would fail. ``extract_identifiers`` is wider: it sorts every concrete entity of a span into
 classes (paths, commands, error messages, numbers with units, ...) because users report
 that compaction loses those first (users-and-peers.md §2C, §4 idea 2), and it remembers
 which entries each came from so a dropped entity can be traced back.
@@ -11,11 +11,22 @@ which entries each came from so a dropped entity can be traced back.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sessionlens.engine.model import Entry, Message, TextBlock
+from sessionlens.engine.model import Entry, Message, TextBlock, ToolCallBlock
+
+from .error_lines import exit_code_pattern, find_errors, generic_error_body, message_errors
+from .measures import meaning_in_line, measured_subject
+from .opaque import (
+    AUDIT_RECENT_MESSAGES,
+    OPENCLAW_MAX_IDENTIFIERS,
+    extract_opaque_identifiers,
+    is_pure_hex,
+    trim_identifier,
+)
 
 __all__ = [
     "AUDIT_RECENT_MESSAGES",
@@ -25,14 +36,13 @@ __all__ = [
     "IdentifierClass",
     "entry_text",
     "extract_identifiers",
+    "classify_value",
     "extract_opaque_identifiers",
     "identifier_key",
     "is_pure_hex",
     "summary_contains",
 ]
 
-#: OpenClaw extracts the audited identifiers from this many of the last messages.
-AUDIT_RECENT_MESSAGES = 10
 
 IdentifierClass = Literal[
     "uuid", "hash", "url", "path", "host", "port", "number", "quantity", "command", "error",
@@ -43,8 +53,6 @@ IDENTIFIER_CLASSES: tuple[IdentifierClass, ...] = (
     "path", "command", "error", "url", "uuid", "hash", "host", "port", "quantity", "number",
 )
 
-#: OpenClaw keeps at most this many identifiers for its strict check.
-OPENCLAW_MAX_IDENTIFIERS = 12
 
 #: Tool names whose ``command`` argument is a shell command line.
 _SHELL_TOOLS = frozenset({
@@ -53,7 +61,6 @@ _SHELL_TOOLS = frozenset({
 })
 
 _COMMAND_MAX = 200
-_ERROR_MAX = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,67 +71,22 @@ class Identifier:
     cls: IdentifierClass
     #: Ids of the entries it was found in, in file order.
     entry_ids: tuple[str, ...] = ()
+    #: The words around it as first written, when the value means nothing alone: a
+    #: quantity's subject ("p99 latency is 175 ms"), an exit code's command.
+    context: str = ""
+    #: Lower-cased words a summary must hold on the same line as the value for it to count
+    #: as kept (a quantity's subject, an exit code's program); empty: the value alone.
+    meaning: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
         """The comparison key (pure hex ignores case; commands/errors ignore spacing)."""
-        return identifier_key(self.value, self.cls)
+        return identifier_key(self.value, self.cls, self.meaning)
 
-
-# --------------------------------------------------------------------------- OpenClaw-compatible
-
-_OPENCLAW_PARTS = (
-    r"[A-Fa-f0-9]{8,}",
-    r"https?://\S+",
-    r"/[\w.-]{2,}(?:/[\w.-]+)+",
-    r"[A-Za-z]:\\[\w\\.-]+",
-    r"[A-Za-z0-9._-]+\.[A-Za-z0-9._/-]+:\d{1,5}",
-    r"\b\d{6,}\b",
-)
-_OPENCLAW_RE = re.compile("|".join(_OPENCLAW_PARTS), re.ASCII)
-#: The same without host:port, whose backtracking is quadratic on long runs of word
-#: characters; it can only match where a ':' is, so colon-free chunks skip it.
-_OPENCLAW_NO_HOST_RE = re.compile("|".join(p for i, p in enumerate(_OPENCLAW_PARTS) if i != 4),
-                                  re.ASCII)
-_CHUNK = re.compile(r"\S+")
-#: Full-width and CJK brackets, quotes and stops: a URL written in Chinese or Japanese
-#: prose runs straight into them (``…config.git`）``), and no identifier ends with one.
-_WIDE_OPEN = "（［｛「『【〔〈《“‘"
-_WIDE_CLOSE = "）］｝」』】〕〉》”’，。、；：！？…"
-_LEAD_TRIM = re.compile(rf"^[(\"'`\[{{<{_WIDE_OPEN}]+")
-_TAIL_TRIM = re.compile(rf"[)\]\"'`,;:.!?<>{_WIDE_CLOSE}]+$")
-_PURE_HEX = re.compile(r"[A-Fa-f0-9]{8,}", re.ASCII)
-
-
-def is_pure_hex(value: str) -> bool:
-    """True for a run of 8+ hex digits (matched case-insensitively everywhere)."""
-    return _PURE_HEX.fullmatch(value) is not None
-
-
-def _trim(value: str) -> str:
-    return _TAIL_TRIM.sub("", _LEAD_TRIM.sub("", value.strip()))
-
-
-def extract_opaque_identifiers(text: str, limit: int = OPENCLAW_MAX_IDENTIFIERS) -> tuple[str, ...]:
-    """OpenClaw's identifier extraction: the strict audit requires every one of these.
-
-    Matches are trimmed of leading brackets/quotes and trailing punctuation, pure hex is
-    upper-cased, values under 4 characters are dropped, duplicates removed, first ``limit`` kept.
-    """
-    seen: dict[str, None] = {}
-    # No alternative can match whitespace, so scanning chunk by chunk finds the same matches.
-    for chunk in _CHUNK.finditer(text):
-        word = chunk.group(0)
-        pattern = _OPENCLAW_RE if ":" in word else _OPENCLAW_NO_HOST_RE
-        for match in pattern.finditer(word):
-            value = _trim(match.group(0))
-            if is_pure_hex(value):
-                value = value.upper()
-            if len(value) >= 4:
-                seen.setdefault(value, None)
-                if len(seen) >= limit:
-                    return tuple(seen)
-    return tuple(seen)
+    @property
+    def display(self) -> str:
+        """How a report names it: with its context when it has one."""
+        return self.context or self.value
 
 
 # --------------------------------------------------------------------------- rich classes
@@ -163,10 +125,6 @@ _TEXT_PATTERNS: tuple[tuple[IdentifierClass, re.Pattern[str]], ...] = (
 _FILE_EXTS = frozenset(
     "ts tsx js jsx mjs cjs py pyi rs go java kt c h cc cpp hpp cs rb php swift m md txt json "
     "jsonl yaml yml toml ini cfg lock sh bash zsh ps1 css scss html vue svelte sql xml".split())
-_ERROR_STRONG = re.compile(r"\b[A-Za-z_.]*(?:Error|Exception)\b|\b(?:error|fatal|panic)(?:\[\w+\])?:", re.I)
-_ERROR_HINT = re.compile(
-    r"error|exception|failed|failure|fatal|cannot|can't|could not|not found|denied|invalid|"
-    r"traceback|refused|timed out|unable|no such", re.I)
 
 
 def _classify(value: str, cls: IdentifierClass) -> IdentifierClass | None:
@@ -180,33 +138,57 @@ def _classify(value: str, cls: IdentifierClass) -> IdentifierClass | None:
     return cls
 
 
-def identifier_key(value: str, cls: str) -> str:
-    """How two spellings of one entity compare equal."""
+def _in_blob(text: str, start: int, end: int) -> bool:
+    """A "number with unit" inside a long unbroken run (SVG path data, base64) is noise."""
+    left = start
+    while left > 0 and not text[left - 1].isspace() and start - left <= 24:
+        left -= 1
+    right = end
+    while right < len(text) and not text[right].isspace() and right - end <= 24:
+        right += 1
+    return (start - left) + (right - end) > 24
+
+
+def identifier_key(value: str, cls: str, meaning: tuple[str, ...] = ()) -> str:
+    """How two spellings of one entity compare equal (a quantity or exit code measuring
+    something else is another entity)."""
+    suffix = "|" + " ".join(meaning) if meaning else ""
     if cls in ("hash", "uuid") or is_pure_hex(value):
         return value.upper()
     if cls in ("command", "quantity"):
-        return " ".join(value.split())
+        return " ".join(value.split()) + suffix
     if cls == "error":
-        return " ".join(value.split()).casefold()
+        return " ".join(value.split()).casefold() + suffix
     return value
 
 
-def _text_entities(text: str) -> Iterator[tuple[int, str, IdentifierClass]]:
-    """Every free-text entity as (position, value, class); earlier classes mask later ones."""
-    taken: list[tuple[int, int]] = []
+TextEntity = tuple[int, str, IdentifierClass, str, tuple[str, ...]]
+
+
+def _text_entities(text: str) -> Iterator[TextEntity]:
+    """Every free-text entity as (position, value, class, context, meaning); earlier classes
+    mask later ones. Quantities carry what they measure (``measures``)."""
+    starts: list[int] = []  # the spans taken so far, disjoint, sorted by start
+    ends: list[int] = []
     for cls, pattern in _TEXT_PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
-            if any(start < t_end and t_start < end for t_start, t_end in taken):
+            at = bisect_left(starts, end)  # spans starting before this one ends...
+            if at and ends[at - 1] > start:  # ...the last of which reaches into it
                 continue
-            value = _trim(match.group(0)) if cls in ("url", "path", "host") else match.group(0)
+            value = trim_identifier(match.group(0)) if cls in ("url", "path", "host") else match.group(0)
             if cls == "path":
                 value = value.lstrip("@")
             kind = _classify(value, cls)
             if kind is None or (len(value) < 4 and kind not in ("quantity", "port")):
                 continue
-            taken.append((start, end))
-            yield start, value, kind
+            if kind == "quantity" and _in_blob(text, start, end):
+                continue
+            starts.insert(at, start)
+            ends.insert(at, end)
+            context, meaning = measured_subject(text, start, end) if kind == "quantity" \
+                else ("", ())
+            yield start, value, kind, context, meaning
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -259,66 +241,74 @@ def _first_line(text: str, cap: int) -> str:
     return ""
 
 
-def _error_line(text: str, cap: int) -> str:
-    """The line that says what went wrong (not a banner such as ``> pkg@1.0 check``)."""
-    lines = [ln for ln in text.splitlines()[:40] if ln.strip()]
-    for hint in (_ERROR_STRONG, _ERROR_HINT):
-        for line in lines:
-            if hint.search(line):
-                return _cap(line, cap)
-    return _cap(lines[0], cap) if lines else ""
+def _call_command(call: ToolCallBlock) -> str | None:
+    """The shell command line of a shell tool call, else None."""
+    if call.name.lower() not in _SHELL_TOOLS or not isinstance(call.arguments, dict):
+        return None
+    cmd = call.arguments.get("command", call.arguments.get("cmd"))
+    if isinstance(cmd, list):
+        cmd = " ".join(str(c) for c in cmd)
+    return cmd if isinstance(cmd, str) else None
 
 
 def _commands(msg: Message) -> Iterator[str]:
     if msg.role == "bashExecution" and msg.command:
         yield msg.command
     for call in msg.tool_calls:
-        if call.name.lower() in _SHELL_TOOLS and isinstance(call.arguments, dict):
-            cmd = call.arguments.get("command", call.arguments.get("cmd"))
-            if isinstance(cmd, list):
-                cmd = " ".join(str(c) for c in cmd)
-            if isinstance(cmd, str):
-                yield cmd
+        cmd = _call_command(call)
+        if cmd is not None:
+            yield cmd
 
 
-def _errors(msg: Message) -> Iterator[str]:
-    if msg.role == "toolResult" and msg.is_error:
-        yield msg.text
-    if msg.stop_reason == "error" and msg.error_message:
-        yield msg.error_message
+EntityTuple = tuple[str, IdentifierClass, str, tuple[str, ...]]
 
 
-def _entry_entities(entry: Entry) -> Iterator[tuple[str, IdentifierClass]]:
+def _entry_entities(entry: Entry, calls: dict[str, str]) -> Iterator[EntityTuple]:
     msg = entry.message
     if msg is not None:
         for cmd in _commands(msg):
             line = _first_line(cmd, _COMMAND_MAX)
             if len(line) >= 2:
-                yield line, "command"
-        for err in _errors(msg):
-            line = _error_line(err, _ERROR_MAX)
-            if len(line) >= 4:
-                yield line, "error"
-    for _pos, value, cls in sorted(_text_entities(entry_text(entry))):
-        yield value, cls
+                yield line, "command", "", ()
+        for call in msg.tool_calls:  # so a result's exit code can name its command
+            if (shell := _call_command(call)) is not None:
+                calls[call.id] = shell
+        command = calls.get(msg.tool_call_id or "") if msg.role == "toolResult" else None
+        for value, context, meaning in message_errors(msg, command):
+            yield value, "error", context, meaning
+    for _pos, value, cls, context, meaning in sorted(_text_entities(entry_text(entry))):
+        yield value, cls, context, meaning
+
+
+def classify_value(value: str) -> IdentifierClass | None:
+    """The class of a value that is one entity as a whole (a path, a URL, an error
+    message, ...), else None (free text), so a search for it matches by that class's rule."""
+    value = value.strip()
+    found = [f for f in find_errors(value)]
+    if len(found) == 1 and found[0].start == 0 and found[0].value == value:
+        return "error"
+    for _pos, entity, cls, _context, _meaning in _text_entities(value):
+        if entity == value:
+            return cls
+    return None
 
 
 def extract_identifiers(entries: Iterable[Entry]) -> tuple[Identifier, ...]:
     """Every entity of the entries, deduplicated per class, in order of first appearance."""
-    order: dict[tuple[str, str], str] = {}
+    order: dict[tuple[str, str], Identifier] = {}
     where: dict[tuple[str, str], list[str]] = {}
-    classes: dict[tuple[str, str], IdentifierClass] = {}
+    calls: dict[str, str] = {}
     for entry in entries:
-        for value, cls in _entry_entities(entry):
-            k = (cls, identifier_key(value, cls))
+        for value, cls, context, meaning in _entry_entities(entry, calls):
+            k = (cls, identifier_key(value, cls, meaning))
             if k not in order:
-                order[k] = value
+                order[k] = Identifier(value, cls, (), context, meaning)
                 where[k] = []
-                classes[k] = cls
             ids = where[k]
             if not ids or ids[-1] != entry.id:
                 ids.append(entry.id)
-    return tuple(Identifier(order[k], classes[k], tuple(where[k])) for k in order)
+    return tuple(Identifier(i.value, i.cls, tuple(where[k]), i.context, i.meaning)
+                 for k, i in order.items())
 
 
 # --------------------------------------------------------------------------- matching
@@ -331,23 +321,53 @@ def _collapse(text: str) -> str:
     return _WS.sub(" ", text)
 
 
-def summary_contains(summary: str, value: str, cls: str | None = None) -> bool:
+def _positions(summary: str, value: str, cls: str | None) -> Iterator[int]:
+    """Where the summary writes the value (start offsets), by the class's tolerance."""
+    if is_pure_hex(value) or cls in ("hash", "uuid"):
+        hay, needle = summary.upper(), value.upper()
+    elif cls == "command":
+        hay, needle = _collapse(summary), _collapse(value)
+    elif cls == "error":
+        m = _EXIT_VALUE.fullmatch(value)
+        if m:
+            yield from (x.start() for x in exit_code_pattern(int(m.group(1))).finditer(summary))
+            return
+        hay = _collapse(summary).casefold()
+        needle = _collapse(value).casefold()
+        if needle not in hay:  # ``error: could not compile`` kept as ``could not compile``
+            body = generic_error_body(_collapse(value)).casefold()
+            needle = body if len(body) >= 8 else needle
+    elif cls == "quantity" and (m := _QTY.fullmatch(value.strip())):
+        pattern = rf"(?<![\d.,]){re.escape(m.group(1))}\s?{re.escape(m.group(2).strip())}"
+        yield from (x.start() for x in re.finditer(pattern, summary))
+        return
+    else:
+        hay, needle = summary, value
+    at = hay.find(needle)
+    while at >= 0:
+        yield at
+        at = hay.find(needle, at + 1)
+
+
+_EXIT_VALUE = re.compile(r"exit code (-?\d+)")
+
+
+def summary_contains(summary: str, value: str, cls: str | None = None,
+                     meaning: tuple[str, ...] = ()) -> bool:
     """Whether the summary carries this entity literally (OpenClaw rule plus class tolerances).
 
     Pure hex ignores case; commands ignore runs of whitespace; error messages also ignore
-    case; a quantity may be written with or without a space before its unit.
+    case (and an ``error:`` prefix; an exit code may be spelled any usual way); a quantity
+    may be written with or without a space before its unit. With ``meaning``, some line
+    that holds the value must also hold those words ("175 ms" without "p99 latency" is lost).
+    Positions in a whitespace-collapsed copy are only used when no meaning is asked for.
     """
     if not value:
         return True
-    if is_pure_hex(value) or cls in ("hash", "uuid"):
-        return value.upper() in summary.upper()
-    if cls == "command":
-        return _collapse(value) in _collapse(summary)
-    if cls == "error":
-        return _collapse(value).casefold() in _collapse(summary).casefold()
-    if cls == "quantity":
-        m = _QTY.fullmatch(value.strip())
-        if m:
-            pattern = rf"(?<![\d.,]){re.escape(m.group(1))}\s?{re.escape(m.group(2).strip())}"
-            return re.search(pattern, summary) is not None
-    return value in summary
+    if not meaning:
+        return next(_positions(summary, value, cls), None) is not None
+    if cls in ("command", "error") and not _EXIT_VALUE.fullmatch(value):
+        # collapsed positions do not map back to lines: check line by line instead
+        return any(next(_positions(line, value, cls), None) is not None
+                   and meaning_in_line(line, 0, meaning) for line in summary.splitlines())
+    return any(meaning_in_line(summary, at, meaning) for at in _positions(summary, value, cls))

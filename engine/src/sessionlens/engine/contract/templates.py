@@ -16,6 +16,7 @@ from typing import Literal
 
 __all__ = [
     "FALLBACK_PATTERNS", "FOCUS_MAX_CHARS", "FOCUS_TRUNCATION_MARKER", "IDENTIFIER_POLICIES",
+    "QUALITY_FEEDBACK_HEAD",
     "IdentifierPolicy",
     "REQUIRED_SECTIONS", "SPLIT_TURN_HEADER", "SUMMARY_MAX_CHARS", "SUMMARY_TRUNCATION_MARKER",
     "TURN_PREFIX_SECTIONS",
@@ -33,6 +34,9 @@ SUMMARY_TRUNCATION_MARKER = "\n\n[Compaction summary truncated to fit budget]"
 #: The user's focus / identifier instructions are cut here (OpenClaw's 4,000-character cap).
 FOCUS_MAX_CHARS = 4_000
 FOCUS_TRUNCATION_MARKER = "\n[focus instructions cut at 4000 characters]"
+#: The first line of the quality loop's feedback, which it appends to the user's focus
+#: instructions; a summarizer reading the focus stops there (the rest is not the user's).
+QUALITY_FEEDBACK_HEAD = "The previous summary did not pass the quality audit. Problems found:"
 #: What joins the history summary and a split turn's prefix summary (pi ``compact``).
 SPLIT_TURN_HEADER = "\n\n---\n\n**Turn Context (split turn):**\n\n"
 #: How strictly a summary must keep opaque identifiers (OpenClaw ``identifierPolicy``).

@@ -18,7 +18,8 @@ from typing import Any
 
 from sessionlens.engine.audit.dropped import md_code
 
-__all__ = ["HTML_CSS", "render_html", "render_json", "render_markdown"]
+__all__ = ["HTML_CSS", "content_security_policy", "html_head", "md_fence", "render_html",
+           "render_json", "render_markdown"]
 
 HTML_CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}
@@ -33,11 +34,25 @@ overflow-wrap:anywhere;word-break:break-word}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}dd{margin:0;overflow-wrap:anywhere}
 """.strip()
 
-_CSS_HASH = base64.b64encode(hashlib.sha256(HTML_CSS.encode("utf-8")).digest()).decode("ascii")
-#: Everything denied except the one inline stylesheet above.
-CSP = (f"default-src 'none'; style-src 'sha256-{_CSS_HASH}'; img-src 'none'; script-src 'none'; "
-       "connect-src 'none'; font-src 'none'; object-src 'none'; frame-src 'none'; "
-       "base-uri 'none'; form-action 'none'")
+
+
+def content_security_policy(css: str, *, inline_images: bool = False) -> str:
+    """Everything denied except the one inline stylesheet ``css`` (pinned by its hash) and,
+    with ``inline_images``, images embedded as ``data:`` URIs (nothing is fetched)."""
+    digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
+    images = "data:" if inline_images else "'none'"
+    return (f"default-src 'none'; style-src 'sha256-{digest}'; img-src {images}; "
+            "script-src 'none'; connect-src 'none'; font-src 'none'; object-src 'none'; "
+            "frame-src 'none'; base-uri 'none'; form-action 'none'")
+
+
+def html_head(title: str, css: str, *, inline_images: bool = False) -> list[str]:
+    """The opening lines of an inert page: charset, CSP, no referrer, the stylesheet."""
+    return ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" '
+            f'content="{escape(content_security_policy(css, inline_images=inline_images))}">',
+            '<meta name="referrer" content="no-referrer">',
+            f"<title>{escape(title)}</title>", f"<style>{css}</style></head><body>"]
 
 
 def render_json(data: dict[str, Any]) -> str:
@@ -46,7 +61,8 @@ def render_json(data: dict[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- Markdown
 
-def _fence(text: str) -> str:
+def md_fence(text: str) -> str:
+    """A code fence longer than any run of backticks or tildes inside ``text``."""
     longest = max((len(m) for m in re.findall(r"`+|~+", text)), default=0)
     return "`" * max(3, longest + 1)
 
@@ -60,9 +76,17 @@ def _status(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
 
+def _focus_note(d: dict[str, Any]) -> str:
+    """Never let an export claim a focus that did nothing."""
+    applied = d.get("focus_applied")
+    if applied is False:
+        return " (not applied: nothing in the summarized entries matched them)"
+    return " (applied)" if applied else ""
+
+
 def render_markdown(d: dict[str, Any]) -> str:
     a = d["audit"]
-    fence = _fence(d["summary"]["text"])
+    fence = md_fence(d["summary"]["text"])
     lines = [
         f"# Audited compaction summary: {_status(a['passed'])}", "",
         f"- Source: {_code(d['source']['path'])} (sha256 `{d['source']['sha256']}`)",
@@ -77,7 +101,7 @@ def render_markdown(d: dict[str, Any]) -> str:
         f"- Created: {d['created_at']}; schema version {d['schema_version']}",
     ]
     if d["instructions"]:
-        lines.append(f"- Instructions: {_code(d['instructions'])}")
+        lines.append(f"- Instructions: {_code(d['instructions'])}{_focus_note(d)}")
     if d["settings"]:
         lines.append("- Settings: " + ", ".join(f"{k}={v}" for k, v in d["settings"].items()))
     lines += ["", "## Summary", "", fence + "text", d["summary"]["text"], fence, "",
@@ -94,7 +118,7 @@ def render_markdown(d: dict[str, Any]) -> str:
     lines += ["", f"## Dropped ({len(d['dropped'])})", ""]
     lines += [f"- [{x['class']}] {_code(x['value'])} (entries {', '.join(x['entry_ids'][:5])})"
               for x in d["dropped"]] or ["Nothing was dropped."]
-    rfence = _fence(d["recovery"]["instruction"] + d["recovery"]["addendum"])
+    rfence = md_fence(d["recovery"]["instruction"] + d["recovery"]["addendum"])
     lines += ["", "## Recovery pack", "", "Instruction:", "", rfence + "text",
               d["recovery"]["instruction"], rfence, "", "Addendum:", "", rfence + "markdown",
               d["recovery"]["addendum"].rstrip("\n"), rfence, ""]
@@ -126,16 +150,12 @@ def render_html(d: dict[str, Any]) -> str:
                             f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']})"),
         ("Summary sha256", d["summary"]["sha256"]), ("Provider", d["provider"]),
         ("Model", d["model"]), ("Template", f"{d['template']} (detected: {a['detected_template']})"),
-        ("Identifier policy", a["identifier_policy"]), ("Instructions", d["instructions"]),
+        ("Identifier policy", a["identifier_policy"]), ("Instructions", (d["instructions"] + _focus_note(d)) if d["instructions"] else ""),
         ("Settings", json.dumps(d["settings"], ensure_ascii=False)),
         ("Created", d["created_at"]), ("Schema version", d["schema_version"]),
     ]
     out = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
-        '<meta name="referrer" content="no-referrer">',
-        f"<title>SessionLens audit {_e(d['compaction_id'] or '')}</title>",
-        f"<style>{HTML_CSS}</style></head><body>",
+        *html_head(f"SessionLens audit {d['compaction_id'] or ''}", HTML_CSS),
         f"<h1>Audited compaction summary: {_status_html(a['passed'])}</h1>",
         "<dl>" + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta) + "</dl>",
         "<h2>Summary</h2>", f"<pre>{_e(d['summary']['text'])}</pre>",

@@ -39,6 +39,7 @@ __all__ = [
     "make_bundle",
     "scrub_secrets",
     "sha256_file",
+    "write_export",
 ]
 
 #: Bumped whenever the JSON layout changes incompatibly (schemas/export.schema.json).
@@ -69,6 +70,9 @@ class ExportBundle:
     model: str | None = None
     template: str = ""
     instructions: str = ""
+    #: Whether the instructions matched anything (False: they were given but did nothing;
+    #: None: not known, or none given). An export never claims a focus that did nothing.
+    focus_applied: bool | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     created_at: str = ""
     schema_version: int = EXPORT_SCHEMA_VERSION
@@ -108,7 +112,8 @@ def scrub_secrets(value: Any) -> Any:
 def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
                 provider: str | None = None, model: str | None = None, template: str = "",
                 instructions: str = "", settings: Mapping[str, Any] | None = None,
-                created_at: str | None = None, source_sha256: str | None = None) -> ExportBundle:
+                created_at: str | None = None, source_sha256: str | None = None,
+                focus_applied: bool | None = None) -> ExportBundle:
     """Assemble a bundle; hashes the source file unless ``source_sha256`` is given."""
     ids = report.summarized_entry_ids
     source = f"{transcript.path.name}" + (f", compaction {report.compaction_id}" if report.compaction_id else "")
@@ -119,13 +124,14 @@ def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
         recovery=build_recovery_pack(report.dropped, source=source),
         first_entry_id=ids[0] if ids else None,
         last_entry_id=ids[-1] if ids else None,
-        source_sha256=source_sha256 or sha256_file(transcript.path),
+        source_sha256=source_sha256 or sha256_file(transcript.source_file),
         summary_sha256=hashlib.sha256(summary.encode("utf-8")).hexdigest(),
         source_path=str(transcript.path),
         provider=provider,
         model=model,
         template=template or report.template,
         instructions=instructions,
+        focus_applied=focus_applied if instructions else None,
         settings=dict(settings or {}),
         created_at=created_at or datetime.now(UTC).isoformat(timespec="seconds"),
         compaction_id=report.compaction_id,
@@ -172,7 +178,9 @@ def bundle_for_compaction(transcript: Transcript, compaction_id: str | None = No
         settings["tokens_after"] = own["tokensAfter"]
     return make_bundle(transcript, entry.summary or "", report, template=report.template,
                        provider=_text(own.get("provider")), model=_text(own.get("model")),
-                       instructions=_text(own.get("instructions")) or "", settings=settings)
+                       instructions=_text(own.get("instructions")) or "", settings=settings,
+                       focus_applied=applied if isinstance(applied := own.get("focusApplied"),
+                                                           bool) else None)
 
 
 def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
@@ -193,6 +201,7 @@ def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
         "model": bundle.model or None,
         "template": bundle.template,
         "instructions": bundle.instructions,
+        "focus_applied": bundle.focus_applied,
         "settings": scrub_secrets(dict(bundle.settings)),
         "audit": {
             "passed": r.passed,
@@ -202,6 +211,8 @@ def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
             "latest_ask": r.latest_ask,
             "checks": [c.as_dict() for c in r.checks],
             "identifiers": {"found": list(r.identifiers_found), "missing": list(r.identifiers_missing)},
+            "total_loss": r.total_loss,
+            "openclaw": r.openclaw.as_dict() if r.openclaw is not None else None,
         },
         "coverage": [{"class": c.cls, "found": c.found, "total": c.total} for c in bundle.coverage],
         "dropped": [d.as_dict() for d in bundle.dropped],
@@ -233,7 +244,11 @@ def export_summary(bundle: ExportBundle, fmt: ExportFormat, out: Path | str) -> 
     renderers = {"md": render_markdown, "json": render_json, "html": render_html}
     if fmt not in renderers:
         raise ExportError(f"unknown export format {fmt!r} (choose md, json or html)")
-    text = renderers[fmt](bundle_to_dict(bundle))
+    return write_export(out, renderers[fmt](bundle_to_dict(bundle)))
+
+
+def write_export(out: Path | str, text: str) -> Path:
+    """Write an export atomically; a folder or a missing folder is a clear ExportError."""
     target = Path(out)
     if target.is_dir():
         raise ExportError(f"{target}: is a folder; give a file name to export to")

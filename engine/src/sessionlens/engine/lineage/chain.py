@@ -12,9 +12,10 @@ files, which have no such header, go through the loader's adapters instead.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
@@ -28,7 +29,10 @@ from sessionlens.engine.sessions.store import (
 )
 
 __all__ = ["ChainLink", "ChainCheckpoint", "Chain", "build_chain",
-           "read_header", "chain_to_json"]
+           "load_chain_transcripts", "read_header", "chain_to_json"]
+
+if TYPE_CHECKING:
+    from sessionlens.engine.model import Transcript
 
 Relation = Literal["ancestor", "self", "successor"]
 _HEADER_LIMIT = 1 << 20
@@ -146,9 +150,15 @@ def _children_index(folder: Path) -> dict[str, list[Path]]:
 
 
 def build_chain(path: Path | str) -> Chain:
-    """Follow ``path``'s chain both ways and gather its checkpoints and archives."""
+    """Follow ``path``'s chain both ways and gather its checkpoints and archives.
+
+    One session of a multi-session file (``crush.db/<id>``, ``.aider.chat.history.md/<n>``)
+    is a chain of its own: those agents write no successor files or checkpoints."""
     start = Path(path).resolve()
     folder = start.parent
+    if not start.exists() and folder.is_file():
+        sid, _raw, count = _adapter_facts(start)
+        return Chain(start, (ChainLink(start, sid, None, count, "self", True),), (), (), ())
     diags: list[Diagnostic] = []
     seen: set[Path] = {start}
     me, _ = _link(start, "self", folder)
@@ -189,6 +199,28 @@ def build_chain(path: Path | str) -> Chain:
                      if classify_session_file(p.name) in ("archive-reset", "archive-deleted")
                      and any(p.name.startswith(n + ".") for n in names))
     return Chain(start, links, checkpoints, archives, tuple(diags))
+
+
+def load_chain_transcripts(path: Path | str,
+                           load: Callable[[Path], Transcript] | None = None
+                           ) -> tuple[tuple[Transcript, ...], tuple[Diagnostic, ...]]:
+    """Every existing transcript of ``path``'s chain, loaded, oldest first (a predecessor
+    always before its successors), and a diagnostic for each that could not be read."""
+    from sessionlens.engine.errors import SessionLensError
+    from sessionlens.engine.load.reader import load_transcript
+
+    loader = load or load_transcript
+    chain = build_chain(path)
+    out: list[Transcript] = []
+    diags = list(chain.diagnostics)
+    for link in chain.links:
+        if not link.exists:
+            continue
+        try:
+            out.append(loader(link.path))
+        except SessionLensError as exc:
+            diags.append(Diagnostic(str(link.path), None, f"not loaded: {exc}", "warning"))
+    return tuple(out), tuple(diags)
 
 
 def _checkpoints(folder: Path, links: tuple[ChainLink, ...],

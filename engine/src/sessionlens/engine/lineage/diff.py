@@ -62,7 +62,7 @@ def point_transcript(t: Transcript, entry_id: str) -> Transcript:
     if i == len(t.entries) - 1:
         return t
     return build_transcript(t.path, t.format, t.header, t.entries[: i + 1], (),
-                            t.file_size, t.file_mtime_ns)
+                            t.file_size, t.file_mtime_ns, gaps=t.gaps)
 
 
 def _item(e: Entry, compaction: str | None = None, in_file: bool = False) -> DiffEntry:

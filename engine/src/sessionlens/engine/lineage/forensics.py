@@ -2,7 +2,9 @@
 
 For every compaction entry this reconstructs the context just before it (on its own branch),
 compares it with the threshold the agent used, guesses what triggered it (an overflow error
-it retried after, the threshold, or else a manual ``/compact``), and flags the suspicious:
+it retried after, the mid-turn precheck when enabled and it sits between tool results and the
+next call, the threshold, the file-size guard when the active transcript had reached
+``maxActiveTranscriptBytes``, or else a manual ``/compact``), and flags the suspicious:
 fired far below the threshold, a summary no smaller than what it replaced, summaries that
 keep growing from one compaction to the next. Pure: no I/O.
 """
@@ -16,12 +18,12 @@ from typing import TYPE_CHECKING, Literal
 from sessionlens.engine.audit.span import path_to
 from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import region_bounds, usage_context
-from sessionlens.engine.plan.overflow import is_context_overflow
 from sessionlens.engine.plan.planner import (
     context_window_of,
     estimate_context_tokens,
     is_message_entry,
 )
+from sessionlens.engine.plan.triggers import active_window_bytes, ends_mid_turn, overflow_before
 from sessionlens.engine.tokens.counts import estimate_entry_tokens
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["FAR_BELOW_SHARE", "SUMMARY_GROWTH_RATIO", "CompactionFlag", "CompactionForensics",
            "Trigger", "analyze_compactions"]
 
-Trigger = Literal["overflow-retry", "threshold", "manual"]
+Trigger = Literal["overflow-retry", "mid-turn-precheck", "threshold", "size-guard", "manual"]
 CompactionFlag = Literal["far-below-threshold", "summary-not-smaller", "summary-growth"]
 
 #: A compaction that fired with less than this share of its threshold in context is flagged.
@@ -75,6 +77,10 @@ class CompactionForensics:
     #: First kept is the compaction itself or not on its branch: nothing was kept.
     hard_boundary: bool
     flags: tuple[CompactionFlag, ...]
+    #: It sits after tool results, before the next model call (fired inside a turn).
+    mid_turn: bool = False
+    #: Bytes of the transcript window the model saw just before it (``active_window_bytes``).
+    active_bytes: int = 0
 
 
 def _branch_to(transcript: Transcript, entry_id: str, active_pos: dict[str, int]) -> list[Entry]:
@@ -83,26 +89,6 @@ def _branch_to(transcript: Transcript, entry_id: str, active_pos: dict[str, int]
     if at is not None:
         return [transcript.entries[transcript.index[i]] for i in transcript.active_path[:at + 1]]
     return list(path_to(transcript, entry_id))
-
-
-def _overflow_before(before: Sequence[Entry], window: int) -> str | None:
-    """The overflow error the compaction answered, if the messages just before it show one.
-
-    Walks back over metadata rows and a chain of failed assistant turns (retries).
-    """
-    for entry in reversed(before):
-        msg = entry.message
-        if entry.type != "message" or msg is None:
-            if entry.type in ("compaction", "reset"):
-                return None
-            continue
-        if msg.role != "assistant" or msg.stop_reason not in ("error", "length", "stop"):
-            return None
-        if is_context_overflow(msg, window):
-            return entry.id
-        if msg.stop_reason != "error":
-            return None
-    return None
 
 
 def _last_usage(entries: Sequence[Entry]) -> int | None:
@@ -142,9 +128,16 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     context = estimate_context_tokens(region, estimates, prev_summary)
     window = context_window_of(before, settings, transcript.header)
     threshold = settings.threshold(window)
-    overflow_id = _overflow_before(before, window)
-    trigger: Trigger = ("overflow-retry" if overflow_id is not None
-                        else "threshold" if context > threshold else "manual")
+    overflow_id = overflow_before(before, window)
+    mid_turn = ends_mid_turn(before)
+    active = active_window_bytes(before)
+    limit = settings.max_active_transcript_bytes
+    trigger: Trigger = (
+        "overflow-retry" if overflow_id is not None
+        else "mid-turn-precheck" if mid_turn and settings.mid_turn_precheck_enabled
+        else "threshold" if context > threshold
+        else "size-guard" if limit and active >= limit
+        else "manual")
     region_ids = [e.id for e in region]
     kept_id = comp.first_kept_entry_id
     hard = kept_id is None or kept_id == comp.id or kept_id not in region_ids
@@ -152,7 +145,8 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     replaced = prev_summary + sum(estimates[:cut])
     summary_tokens = estimate_tokens_from_chars(len(comp.summary or ""))
     flags: list[CompactionFlag] = []
-    if trigger != "overflow-retry" and threshold > 0 and context < FAR_BELOW_SHARE * threshold:
+    if trigger not in ("overflow-retry", "size-guard") and threshold > 0 and (
+            context < FAR_BELOW_SHARE * threshold):
         flags.append("far-below-threshold")
     if summary_tokens >= replaced:
         flags.append("summary-not-smaller")
@@ -169,7 +163,8 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         replaced_tokens=replaced,
         previous_compaction_id=prev_comp.id if prev_comp is not None else None,
         previous_summary_tokens=previous_summary_tokens, first_kept_entry_id=kept_id,
-        from_hook=comp.from_hook, hard_boundary=hard, flags=tuple(flags))
+        from_hook=comp.from_hook, hard_boundary=hard, flags=tuple(flags), mid_turn=mid_turn,
+        active_bytes=active)
 
 
 def analyze_compactions(transcript: Transcript, settings: CompactionSettings,

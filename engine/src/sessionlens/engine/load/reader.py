@@ -2,14 +2,16 @@
 
 ``load_transcript`` raises only when nothing can be loaded (missing path, a directory, an
 empty file, a file of no known format); every per-line problem becomes a Diagnostic on the
-returned Transcript. Claude Code and Codex files are parsed by their adapter modules
-(``formats.claude_code`` / ``formats.codex``), which return the same ``ParsedFile`` as the
-pi parser, report progress and honour ``cancel`` the same way, and share
-``tree.build_transcript``.
+returned Transcript. Other agents' files are parsed by their adapter modules
+(``formats.catalog`` lists them), which return the same ``ParsedFile`` as the pi parser,
+report progress and honour ``cancel`` the same way, and share ``tree.build_transcript``.
+SQLite databases are read in place through ``formats.sqlite_open`` (read-only, WAL-aware);
+a session inside a multi-session file is addressed as ``<file>/<session>``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import importlib
@@ -18,94 +20,38 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from sessionlens.engine._io.atomic import file_clock_ns
 from sessionlens.engine.errors import LoadCancelled, LoadError, NotATranscriptError
-from sessionlens.engine.model import KNOWN_ENTRY_TYPES, Format, Transcript
+from sessionlens.engine.model import Diagnostic, Format, Transcript
 
+from .detect import SNIFF_LINES, sniff_format
 from .formats import ParsedFile
 from .formats import pi as pi_format
+from .formats.catalog import FORMATS
+from .formats.sqlite_open import SQLITE_MAGIC, Opened, is_sqlite, open_bytes, open_readonly
 from .tree import build_transcript
 
 __all__ = [
     "load_transcript", "load_transcript_bytes", "detect_format", "parse_bytes",
-    "sniff_format",
+    "sniff_format", "split_session_path",
 ]
 
-#: How much of a file detection reads, and how many JSON lines it looks at.
+#: How much of a file detection reads.
 _SNIFF_BYTES = 1 << 20
 _SNIFF_MAX_BYTES = 16 << 20
-_SNIFF_LINES = 8
 
-_CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
-                          "compacted"})
-_CLAUDE_KEYS = ("uuid", "parentUuid", "sessionId", "leafUuid")
-
-#: Adapter module (under ``sessionlens.engine.load.formats``) and a readable name per format.
+#: Adapter module (under ``sessionlens.engine.load.formats``) and a readable name per format
+#: that is not pi's own.
 _ADAPTERS: dict[str, tuple[str, str]] = {
-    "claude-code": ("claude_code", "Claude Code"),
-    "codex": ("codex", "Codex"),
-}
+    fmt: (entry.module, entry.agent) for fmt, entry in FORMATS.items() if entry.module != "pi"}
 
 
-def _classify(obj: Any) -> Format | None:
-    """The format one JSON line belongs to, or None if it tells nothing."""
-    if type(obj) is not dict:
-        return None
-    t = obj.get("type")
-    if t == "session" and "id" in obj:
-        version = obj.get("version")
-        fmt: Format = pi_format.FORMAT_BY_VERSION.get(
-            version if isinstance(version, int) else 1, "openclaw-v3")
-        return fmt
-    if t in _CODEX_TYPES and "payload" in obj:
-        return "codex"
-    if isinstance(t, str) and any(k in obj for k in _CLAUDE_KEYS):
-        return "claude-code"
-    if t in KNOWN_ENTRY_TYPES and ("parentId" in obj or "message" in obj):
-        return "openclaw-v3" if "id" in obj else "pi-v1"  # a pi file missing its header
-    return None
-
-
-def sniff_format(head: bytes, name: str = "<bytes>") -> Format:
-    """Detect the format from the first bytes of a file (complete lines only)."""
-    if not head.strip():
-        raise LoadError(name, "empty file")
-    seen: list[str] = []
-    for _no, start, stop in pi_format.iter_lines(head):
-        raw = head[start:stop]
-        if not raw.strip():
-            continue
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            seen.append("a line that is not JSON")
-        else:
-            fmt = _classify(obj)
-            if fmt is not None:
-                return fmt
-            seen.append(_describe(obj))
-        if len(seen) >= _SNIFF_LINES:
-            break
-    what = "; ".join(dict.fromkeys(seen)) or "no complete line"
-    if head.lstrip()[:1] in (b"{", b"[") and len(head) < _SNIFF_BYTES:
-        try:
-            orjson.loads(head)
-        except orjson.JSONDecodeError:
-            pass
-        else:  # e.g. a sessions.json store opened by mistake
-            what = "a single JSON document, not JSON lines"
-    raise NotATranscriptError(name, f"not a session transcript (pi/OpenClaw, Claude Code or "
-                              f"Codex): saw {what}")
-
-
-def _describe(obj: Any) -> str:
-    if type(obj) is not dict:
-        return f"a JSON {type(obj).__name__}"
-    keys = ", ".join(list(obj)[:5])
-    t = obj.get("type")
-    return f"an object with type {t!r} (keys: {keys})" if t is not None else \
-        f"an object with keys {keys}"
+def split_session_path(path: Path) -> tuple[Path, str | None]:
+    """``(file, session)``: a path that does not exist but whose parent is a file names one
+    session inside a multi-session file (``crush.db/<session-id>``, ``.aider.chat.history.md/3``)."""
+    if not path.exists() and path.parent != path and path.parent.is_file():
+        return path.parent, path.name
+    return path, None
 
 
 def _read_head(path: Path) -> bytes:
@@ -113,7 +59,7 @@ def _read_head(path: Path) -> bytes:
     limit = _SNIFF_BYTES
     with open(path, "rb") as fh:
         head = fh.read(limit)
-        while head.count(b"\n") < _SNIFF_LINES and len(head) == limit and limit < _SNIFF_MAX_BYTES:
+        while head.count(b"\n") < SNIFF_LINES and len(head) == limit and limit < _SNIFF_MAX_BYTES:
             head += fh.read(limit)
             limit *= 2
     return head
@@ -123,7 +69,7 @@ def detect_format(path_or_bytes: Path | str | bytes) -> Format:
     """The format of a file (or of its first bytes); NotATranscriptError if unknown."""
     if isinstance(path_or_bytes, bytes):
         return sniff_format(path_or_bytes)
-    path = Path(path_or_bytes)
+    path, _session = split_session_path(Path(path_or_bytes))
     _check_path(path)
     try:
         head = _read_head(path)
@@ -139,61 +85,174 @@ def _check_path(path: Path) -> None:
         raise LoadError(path, "no such file")
 
 
-def parse_bytes(data: bytes, path: Path, fmt: Format, *,
-                on_progress: Callable[[int, int], None] | None = None,
-                cancel: Callable[[], bool] | None = None) -> ParsedFile:
-    """Run the parser of ``fmt`` over a whole file's bytes."""
-    if fmt not in _ADAPTERS:
-        return pi_format.parse(data, path, on_progress=on_progress, cancel=cancel)
+def _adapter(fmt: Format, path: Path) -> Any:
+    """The adapter module of ``fmt`` (imported on first use)."""
     module_name, label = _ADAPTERS[fmt]
     qualified = f"{__package__}.formats.{module_name}"
     try:
-        module = importlib.import_module(qualified)
+        return importlib.import_module(qualified)
     except ModuleNotFoundError as exc:
         if exc.name != qualified:
             raise
         raise NotATranscriptError(path, f"recognised as a {label} transcript, but reading "
                                   f"{label} files is not supported yet") from exc
+
+
+def _no_session(path: Path, fmt: Format, session: str | None) -> None:
+    entry = FORMATS.get(fmt)
+    if session is not None and (entry is None or not entry.sessions):
+        raise LoadError(path / session, f"{path.name} holds a single session, so there is "
+                        f"no {session!r} inside it")
+
+
+def parse_bytes(data: bytes, path: Path, fmt: Format, *,
+                on_progress: Callable[[int, int], None] | None = None,
+                cancel: Callable[[], bool] | None = None,
+                session: str | None = None) -> ParsedFile:
+    """Run the parser of ``fmt`` over a whole file's bytes (``session`` picks one session of
+    a multi-session file)."""
+    _no_session(path, fmt, session)
+    if fmt not in _ADAPTERS:
+        return pi_format.parse(data, path, on_progress=on_progress, cancel=cancel)
+    module = _adapter(fmt, path)
     if cancel is not None and cancel():
         raise LoadCancelled(path, "cancelled before parsing")
-    parsed: ParsedFile = module.parse(data, path, on_progress=on_progress, cancel=cancel)
+    if FORMATS[fmt].kind == "sqlite":
+        with open_bytes(data, path) as opened:
+            return _parse_db(module, opened, path, fmt, session, on_progress, cancel)
+    if FORMATS[fmt].sessions:
+        parsed: ParsedFile = module.parse(data, path, on_progress=on_progress, cancel=cancel,
+                                          session=session)
+    else:
+        parsed = module.parse(data, path, on_progress=on_progress, cancel=cancel)
     return parsed
 
 
-def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
-                          file_mtime_ns: int = 0,
-                          on_progress: Callable[[int, int], None] | None = None,
-                          cancel: Callable[[], bool] | None = None) -> Transcript:
-    """Load a transcript from bytes already in memory (tests, adapters, stdin)."""
-    path = Path(path)
-    head = data[:_SNIFF_BYTES]
-    if head.count(b"\n") < _SNIFF_LINES and len(data) > len(head):
-        head = data[:_SNIFF_MAX_BYTES]  # a huge first line
-    fmt = sniff_format(head, str(path))
-    # Hundreds of thousands of new objects and no garbage: cyclic GC passes over them would
-    # cost as much as the parse itself (the load benchmark shows ~2x), so pause it.
+def _parse_db(module: Any, opened: Opened, path: Path, fmt: Format, session: str | None,
+              on_progress: Callable[[int, int], None] | None,
+              cancel: Callable[[], bool] | None) -> ParsedFile:
+    parsed: ParsedFile = module.parse_db(opened, path, fmt, session, on_progress=on_progress,
+                                         cancel=cancel)
+    return parsed
+
+
+def _build(path: Path, parsed: ParsedFile, size: int, mtime_ns: int, sha: str) -> Transcript:
+    return build_transcript(path, parsed.format, parsed.header, parsed.entries,
+                            parsed.diagnostics, size, mtime_ns, sha, parsed.gaps)
+
+
+def _gc_paused(work: Callable[[], Transcript]) -> Transcript:
+    """Run ``work`` with cyclic GC paused: hundreds of thousands of new objects and no
+    garbage, so GC passes over them would cost as much as the parse itself (the load
+    benchmark shows ~2x)."""
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        parsed = parse_bytes(data, path, fmt, on_progress=on_progress, cancel=cancel)
-        return build_transcript(path, parsed.format, parsed.header, parsed.entries,
-                                parsed.diagnostics, len(data), file_mtime_ns,
-                                hashlib.sha256(data).hexdigest())
+        return work()
     finally:
         if gc_was_on:
             gc.enable()
 
 
+def load_transcript_bytes(data: bytes, path: Path | str = "<memory>", *,
+                          file_mtime_ns: int = 0,
+                          on_progress: Callable[[int, int], None] | None = None,
+                          cancel: Callable[[], bool] | None = None,
+                          session: str | None = None, loaded_at_ns: int = 0,
+                          notes: tuple[Diagnostic, ...] = (),
+                          checkpoints_at_load: frozenset[str] = frozenset()) -> Transcript:
+    """Load a transcript from bytes already in memory (tests, adapters, stdin).
+
+    ``loaded_at_ns`` is when the file was read (a write tells later compactions by other
+    runs from it); ``notes`` are diagnostics of what happened before the read."""
+    path = Path(path)
+    head = data[:_SNIFF_BYTES]
+    if head.count(b"\n") < SNIFF_LINES and len(data) > len(head):
+        head = data[:_SNIFF_MAX_BYTES]  # a huge first line
+    fmt = sniff_format(head, str(path))
+    shown = path if session is None else path / session
+
+    def work() -> Transcript:
+        parsed = parse_bytes(data, path, fmt, on_progress=on_progress, cancel=cancel,
+                             session=session)
+        transcript = _build(shown, parsed, len(data), file_mtime_ns,
+                            hashlib.sha256(data).hexdigest())
+        if loaded_at_ns or notes:  # still with GC paused: a pass now would cost ~0.1 s
+            transcript = dataclasses.replace(transcript, loaded_at_ns=loaded_at_ns,
+                                             diagnostics=transcript.diagnostics + notes,
+                                             checkpoints_at_load=checkpoints_at_load)
+        return transcript
+
+    return _gc_paused(work)
+
+
+def _load_database(file: Path, shown: Path, head: bytes, session: str | None,
+                   on_progress: Callable[[int, int], None] | None,
+                   cancel: Callable[[], bool] | None) -> Transcript:
+    """A session of a SQLite database, read in place (WAL-aware, read-only; see
+    ``formats.sqlite_open``). Its bytes are not hashed: SessionLens never writes to it."""
+    fmt = sniff_format(head, str(file))
+    _no_session(file, fmt, session)
+    module = _adapter(fmt, file)
+    try:
+        st = file.stat()
+    except OSError as exc:
+        raise LoadError(file, f"cannot read: {exc.strerror or exc}") from exc
+    size = st.st_size
+
+    def work() -> Transcript:
+        with open_readonly(file) as opened:
+            parsed = _parse_db(module, opened, file, fmt, session, on_progress, cancel)
+        return _build(shown, parsed, size, st.st_mtime_ns, "")
+
+    return _gc_paused(work)
+
+
 def load_transcript(path: Path | str, *, on_progress: Callable[[int, int], None] | None = None,
                     cancel: Callable[[], bool] | None = None) -> Transcript:
-    """Load one transcript file; per-line problems end up in ``diagnostics``."""
-    path = Path(path)
-    _check_path(path)
+    """Load one transcript file; per-line problems end up in ``diagnostics``.
+
+    ``<file>/<session>`` opens one session of a multi-session file (a Crush or OpenCode
+    database, an Aider history); the file alone opens the session its adapter names the
+    default (its docstring says which).
+    """
+    shown = Path(path)
+    file, session = split_session_path(shown)
+    _check_path(file)
+    repaired = _recover(file)
+    stamp = file_clock_ns()  # before the read: anything written later is newer than this
+    seen = _checkpoints_beside(file)
     try:
-        with open(path, "rb") as fh:
+        with open(file, "rb") as fh:
             st = os.fstat(fh.fileno())
-            data = fh.read()
+            head = fh.read(len(SQLITE_MAGIC))
+            if is_sqlite(head):
+                head += fh.read(_SNIFF_BYTES - len(head))
+                return _load_database(file, shown, head, session, on_progress, cancel)
+            data = head + fh.read()
     except OSError as exc:
-        raise LoadError(path, f"cannot read: {exc.strerror or exc}") from exc
-    return load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns,
-                                 on_progress=on_progress, cancel=cancel)
+        raise LoadError(file, f"cannot read: {exc.strerror or exc}") from exc
+    return load_transcript_bytes(
+        data, file, file_mtime_ns=st.st_mtime_ns, on_progress=on_progress, cancel=cancel,
+        session=session, loaded_at_ns=stamp, checkpoints_at_load=seen,
+        notes=tuple(Diagnostic(str(file), None, note, "warning") for note in repaired))
+
+
+def _checkpoints_beside(file: Path) -> frozenset[str]:
+    """Checkpoint copies in the file's folder now (see ``Transcript.checkpoints_at_load``)."""
+    from sessionlens.engine.persist.checkpoints import CHECKPOINT_MARK
+
+    try:
+        return frozenset(p.name for p in file.absolute().parent.glob(f"*{CHECKPOINT_MARK}*"))
+    except OSError:
+        return frozenset()
+
+
+def _recover(path: Path) -> tuple[str, ...]:
+    """Finish or undo a SessionLens write of ``path`` that was killed (a journal beside the
+    file says so) before reading it, so the file and ``sessions.json`` agree; sweeps our
+    dead leftovers. What it did is reported as a diagnostic. (persist is imported here
+    only: loading does not otherwise depend on the writers.)"""
+    from sessionlens.engine.persist.recovery import recover_interrupted_write
+
+    return recover_interrupted_write(path)

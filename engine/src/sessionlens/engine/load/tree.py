@@ -23,6 +23,7 @@ from sessionlens.engine.model import (
     Diagnostic,
     Entry,
     Format,
+    FormatGaps,
     SessionHeader,
     Transcript,
 )
@@ -32,6 +33,7 @@ from .replay import build_context
 __all__ = [
     "TreeResult", "resolve_tree", "build_context", "children_of", "resolve_labels",
     "session_name", "build_transcript", "dedupe_entries", "CORE_ENTRY_TYPES",
+    "dangling_references",
 ]
 
 #: Entry types that move the leaf under OpenClaw agent-core rules (§1.7).
@@ -71,6 +73,27 @@ def dedupe_entries(entries: Sequence[Entry], path: str) -> tuple[tuple[Entry, ..
     if len(kept) == len(entries):
         return tuple(entries), diags
     return tuple(kept), diags
+
+
+def dangling_references(entries: Sequence[Entry], by_id: Mapping[str, Entry],
+                        path: str) -> list[Diagnostic]:
+    """A ``firstKeptEntryId`` or label ``targetId`` naming no entry of the file.
+
+    Replay then keeps nothing before that compaction (or the label shows nowhere): a real
+    loss the user should hear about, not a silent one. (Leaf rows are checked where the
+    leaf is resolved.)"""
+    diags: list[Diagnostic] = []
+    for e in entries:
+        if e.type in ("compaction", "reset"):
+            kept = e.first_kept_entry_id
+            if kept is not None and kept not in by_id:
+                diags.append(Diagnostic(path, e.line, f"{e.type} {e.id!r}: firstKeptEntryId "
+                                        f"{kept!r} names no entry of this file; nothing "
+                                        "before it is kept in the context", "warning"))
+        elif e.type == "label" and e.target_id is not None and e.target_id not in by_id:
+            diags.append(Diagnostic(path, e.line, f"label {e.id!r} points at missing entry "
+                                    f"{e.target_id!r}; ignored", "warning"))
+    return diags
 
 
 def _uses_agent_core_rules(entries: Sequence[Entry]) -> bool:
@@ -234,12 +257,13 @@ def session_name(entries: Iterable[Entry]) -> str | None:
 def build_transcript(path: str | Path, format: Format, header: SessionHeader | None,
                      entries: Sequence[Entry], diagnostics: Sequence[Diagnostic],
                      file_size: int = 0, file_mtime_ns: int = 0,
-                     file_sha256: str = "") -> Transcript:
+                     file_sha256: str = "", gaps: FormatGaps | None = None) -> Transcript:
     """Assemble a Transcript from parsed entries: dedupe ids, tree, leaf, replay, labels."""
     spath = str(path)
     kept, dup_diags = dedupe_entries(entries, spath)
     by_id = {e.id: e for e in kept}
     tree = resolve_tree(kept, spath, by_id)
+    dup_diags += dangling_references(kept, by_id, spath)
     context: tuple[ContextItem, ...] = build_context(by_id, tree.active_path)
     return Transcript(
         path=Path(path), format=format, header=header, entries=kept,
@@ -247,4 +271,5 @@ def build_transcript(path: str | Path, format: Format, header: SessionHeader | N
         leaf_id=tree.leaf_id, active_path=tree.active_path, context=context,
         labels=resolve_labels(kept), session_name=session_name(kept),
         diagnostics=tuple(diagnostics) + tuple(dup_diags) + tree.diagnostics,
-        file_size=file_size, file_mtime_ns=file_mtime_ns, file_sha256=file_sha256)
+        file_size=file_size, file_mtime_ns=file_mtime_ns, file_sha256=file_sha256,
+        gaps=gaps if gaps is not None else FormatGaps())

@@ -10,6 +10,7 @@ a new ``<ts>_<uuid>.jsonl`` whose header points back at the checkpoint.
 
 from __future__ import annotations
 
+import glob
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,12 +24,15 @@ from sessionlens.engine.model import Transcript
 
 from .guard import read_unchanged_bytes
 from .lines import header_line, iso_timestamp, new_session_id, session_file_name
+from .retry_storms import RetryCopy
 from .store_write import StoreEdit, find_store, matching_session_keys, update_store
 from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_writable
 
 __all__ = [
     "MAX_CHECKPOINTS", "CHECKPOINT_MARK", "Checkpoint", "PostCompaction", "checkpoint_name",
-    "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint",
+    "checkpoint_path_for",
+    "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint", "RestorePlan",
+    "plan_restore", "compacted_since_load", "moved_on_from", "plan_checkpoint",
 ]
 
 #: OpenClaw keeps this many checkpoint records per session (oldest trimmed first).
@@ -54,18 +58,80 @@ class PostCompaction:
     path: Path
     compaction_entry_id: str
     first_kept_entry_id: str
+    #: Retry-storm copies a successor left out.
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
 
 
-def checkpoint_name(session_id: str) -> str:
-    return f"{session_id}{CHECKPOINT_MARK}{uuid.uuid4()}.jsonl"
+def checkpoint_name(session_id: str, checkpoint_id: str | None = None) -> str:
+    return f"{session_id}{CHECKPOINT_MARK}{checkpoint_id or uuid.uuid4()}.jsonl"
 
 
-def write_checkpoint(transcript: Transcript, data: bytes) -> Checkpoint:
-    """Keep ``data`` (the transcript's verified pre-compaction bytes) as a checkpoint copy."""
+def checkpoint_path_for(transcript: Transcript, checkpoint_id: str) -> Path:
+    """Where the checkpoint copy of ``transcript`` with this id goes."""
     sid = transcript.session_id or transcript.path.stem
-    target = transcript.path.absolute().parent / checkpoint_name(sid)
-    atomic_write_bytes(target, data, mode=file_mode(transcript.path), exclusive=True)
+    return transcript.path.absolute().parent / checkpoint_name(sid, checkpoint_id)
+
+
+def plan_checkpoint(transcript: Transcript, checkpoint_id: str | None = None) -> Checkpoint:
+    """Where the checkpoint of ``transcript`` will go (``checkpoint_id`` chosen by the
+    write's dry run, else a fresh one; nothing is written)."""
+    sid = transcript.session_id or transcript.path.stem
+    target = checkpoint_path_for(transcript, checkpoint_id or str(uuid.uuid4()))
     return Checkpoint(target, sid, transcript.leaf_id)
+
+
+def write_checkpoint(transcript: Transcript, data: bytes,
+                     planned: Checkpoint | None = None) -> Checkpoint:
+    """Keep ``data`` (the transcript's verified pre-compaction bytes) as a checkpoint copy."""
+    checkpoint = planned or plan_checkpoint(transcript)
+    atomic_write_bytes(checkpoint.path, data, mode=file_mode(transcript.path), exclusive=True)
+    return checkpoint
+
+
+def compacted_since_load(transcript: Transcript, data: bytes) -> Path | None:
+    """A checkpoint of exactly ``data`` written after ``transcript`` was loaded, if any.
+
+    Every compaction first keeps the file as it was in a checkpoint, so such a checkpoint
+    means another run compacted this very state while this one was summarizing (a
+    successor leaves the original untouched, so the bytes alone cannot tell). Older
+    checkpoints (a compaction the user undid, a run killed before it finished) do not count.
+    """
+    if not transcript.loaded_at_ns:
+        return None
+    sid = transcript.session_id or transcript.path.stem
+    me = transcript.path.absolute()
+    for path in me.parent.glob(f"{glob.escape(sid)}{CHECKPOINT_MARK}*.jsonl"):
+        try:
+            st = path.stat()
+            if (path == me or st.st_size != len(data) or path.name in transcript.checkpoints_at_load
+                    or st.st_mtime_ns < transcript.loaded_at_ns):
+                continue
+            if path.read_bytes() == data:
+                return path
+        except OSError:
+            continue
+    return None
+
+
+def moved_on_from(store: Mapping[str, Any], transcript: Transcript) -> str | None:
+    """The file the session follows now, if the store moved it on from ``transcript``.
+
+    A store record that once compacted this session out of this file (a checkpoint record
+    whose pre-compaction side is this session) and no longer points at it means another
+    run already made a successor the agent follows; a second one would be an orphan.
+    """
+    sid = transcript.session_id
+    if not sid or matching_session_keys(store, transcript.path, sid):
+        return None
+    for rec in store.values():
+        if not isinstance(rec, dict) or not isinstance(rec.get("compactionCheckpoints"), list):
+            continue
+        for cp in rec["compactionCheckpoints"]:
+            pre = cp.get("preCompaction") if isinstance(cp, dict) else None
+            if isinstance(pre, dict) and pre.get("sessionId") == sid:
+                now = rec.get("sessionFile")
+                return str(now) if isinstance(now, str) and now else str(rec.get("sessionId"))
+    return None
 
 
 def _store_file_value(path: Path, like: Any) -> str:
@@ -75,18 +141,19 @@ def _store_file_value(path: Path, like: Any) -> str:
     return str(path.absolute())
 
 
-def checkpoint_store_edit(store: Mapping[str, Any], transcript: Transcript,
+def checkpoint_store_edit(store: Mapping[str, Any], source: Path, session_id: str | None,
                           checkpoint: Checkpoint, post: PostCompaction,
                           record: CompactionRecord, *, moved: bool,
                           now: datetime | None = None) -> StoreEdit:
     """The store fields to set for one compaction: a checkpoint record, counters, pointers.
 
     ``moved`` (a successor was written) points the session's ``sessionId``/``sessionFile``
-    at the successor. Every record that refers to the transcript is updated.
+    at the successor. Every record that refers to the transcript (``source`` with
+    ``session_id``) is updated.
     """
     created_ms = int((now or datetime.now(UTC)).timestamp() * 1000)
     edits: dict[str, dict[str, Any]] = {}
-    for key in matching_session_keys(store, transcript.path, transcript.session_id):
+    for key in matching_session_keys(store, source, session_id):
         rec = store[key]
         pre_sid = rec.get("sessionId") if isinstance(rec.get("sessionId"), str) else (
             checkpoint.session_id)
@@ -120,8 +187,42 @@ def checkpoint_store_edit(store: Mapping[str, Any], transcript: Transcript,
     return edits
 
 
+@dataclass(frozen=True, slots=True)
+class RestorePlan:
+    """A restore's dry run: the file it will create (its real name) and what it will hold."""
+
+    source: Path
+    target: Path
+    timestamp: str
+    session_id: str
+    entries: int
+    leaf_id: str | None
+    #: The ``sessions.json`` a repointing restore will update, if any record matches.
+    store_path: Path | None
+
+
+def plan_restore(checkpoint_path: Path | str, *, now: datetime | None = None,
+                 repoint: Path | str | None = None) -> RestorePlan:
+    """What ``restore_checkpoint`` will write, with the names it will use (nothing written).
+
+    Raises ``PersistError`` where the restore would refuse (a format SessionLens does not
+    write, a checkpoint with no entries)."""
+    from sessionlens.engine.load.reader import load_transcript  # heavy: import on use
+
+    source = Path(checkpoint_path).absolute()
+    transcript = load_transcript(source)
+    require_writable(transcript)
+    if not transcript.entries:
+        raise PersistError(source, "the checkpoint holds no entries to restore")
+    stamp, sid = iso_timestamp(now), new_session_id()
+    store = find_store(source.parent) if repoint is not None else None
+    return RestorePlan(source, source.parent / session_file_name(stamp, sid), stamp, sid,
+                       len(transcript.entries), transcript.leaf_id, store)
+
+
 def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = None,
-                       repoint: Path | str | None = None) -> WriteResult:
+                       repoint: Path | str | None = None,
+                       planned: RestorePlan | None = None) -> WriteResult:
     """Fork a checkpoint (or any pi/OpenClaw transcript) into a new transcript beside it.
 
     The new file's header names the checkpoint as ``parentSession``; its entries are the
@@ -143,8 +244,8 @@ def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = No
     if not transcript.entries:
         raise PersistError(source, "the checkpoint holds no entries to restore")
     data = read_unchanged_bytes(transcript)
-    stamp = iso_timestamp(now)
-    sid = new_session_id()
+    stamp = planned.timestamp if planned is not None else iso_timestamp(now)
+    sid = planned.session_id if planned is not None else new_session_id()
     cwd = transcript.header.cwd or str(source.parent)
     head = header_line(sid, stamp, cwd, str(source))
     target = source.parent / session_file_name(stamp, sid)

@@ -18,14 +18,13 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sessionlens.engine._io.atomic import TEMP_SUFFIX
+from sessionlens.engine._io.atomic import temp_name
 from sessionlens.engine.errors import FileChangedError, LockHeldError, PersistError
 from sessionlens.engine.model import Transcript
 
@@ -33,7 +32,7 @@ from .lines import entry_bytes, parse_line
 
 __all__ = [
     "LockInfo", "lock_path_for", "read_lock", "check_lock", "hold_lock", "ensure_unchanged",
-    "read_unchanged_bytes", "LOCK_STALE_SECONDS",
+    "read_unchanged_bytes", "LOCK_STALE_SECONDS", "pid_alive",
 ]
 
 #: A pid-less lock older than this is treated as abandoned (OpenClaw's default stale age).
@@ -75,6 +74,11 @@ def _pid_alive_windows(pid: int) -> bool:
         return code.value == 259  # STILL_ACTIVE
     finally:
         kernel32.CloseHandle(handle)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a pid of 0 or less never does)."""
+    return _pid_alive(pid)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -159,7 +163,7 @@ def _create_lock(target: Path, lock: Path, body: bytes) -> None:
     the next run takes over, never an empty one that would look held for half an hour.
     Where hard links are unsupported, O_CREAT|O_EXCL plus a write is the fallback.
     """
-    tmp = lock.with_name(f".{lock.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
+    tmp = lock.with_name(temp_name(lock.name))
     try:
         _write_new_file(tmp, body)
         try:

@@ -10,42 +10,55 @@ Choices that differ from OpenClaw's rotation, and why:
 - the last summarized assistant message (and the toolResults answering its calls) is kept
   and ``firstKeptEntryId`` moves to it, as OpenClaw does since its fix for issue #76729:
   replay then reads ``summary -> assistant -> user`` instead of a user turn with no reply;
-- duplicate user messages are not dropped (OpenClaw's de-duplication once dropped a
-  re-sent prompt, its PR #93732); thinking signatures are not stripped: kept lines are
-  copied verbatim, which is what lets a reader trust the successor;
+- of duplicate user messages only the unanswered copies of a retry storm are dropped
+  (``retry_storms``; OpenClaw's wider de-duplication once dropped a re-sent prompt, its PR
+  #93732), and ``CompactionRecord.drop_retry_copies=False`` keeps them all; thinking
+  signatures are not stripped: kept lines are copied verbatim, which is what lets a reader
+  trust the successor;
 - ``leaf`` control rows are left out: they point into the old file's append history, and
   the successor's order already puts the active branch last.
+
+Resume state. pi and OpenClaw restore the model and thinking level from the path they
+resume (pi 0.58.3 ``buildSessionContext``, the same in openclaw 2026.9.6 agent-core): the
+last ``thinking_level_change`` sets the level ("off" without one), the last ``model_change``
+or assistant message (any stop reason) sets the model. A successor that drops the assistant
+messages carrying the current model (a hard boundary drops them all) would resume with an
+older model_change's model, or none. So the successor gets a ``model_change`` and/or a
+``thinking_level_change`` between its last kept entry and the compaction whenever its path
+would otherwise resolve to something else than the original's. An append keeps every
+entry, so its path resolves the same without help.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sessionlens.engine.errors import PersistError
-from sessionlens.engine.model import FileOps, Transcript
+from sessionlens.engine.load.formats.catalog import agent_name
+from sessionlens.engine.model import Entry, FileOps, Transcript
 
 from .lines import (
     dump_line,
     entry_bytes,
     entry_line,
     header_line,
-    iso_timestamp,
     new_entry_id,
-    new_session_id,
-    session_file_name,
 )
+from .names import WriteNames, choose_names
+from .retry_storms import RetryCopy, find_retry_copies
 
 __all__ = [
     "CompactionRecord", "WriteResult", "SuccessorContent", "build_compaction_entry",
     "build_successor", "appended_bytes", "iter_entry_lines", "require_writable", "PI_FORMATS",
-    "STATE_ENTRY_TYPES",
+    "STATE_ENTRY_TYPES", "ResumeState", "resume_state", "successor_kept_back",
+    "planned_retry_copies",
 ]
 
-#: Formats SessionLens can write (Claude Code and Codex files are read-only).
+#: Formats SessionLens can write (every other agent's files are read-only).
 PI_FORMATS = frozenset({"openclaw-v3", "pi-v1", "pi-v2"})
 #: State entries of which a successor keeps only the latest on the active branch.
 STATE_ENTRY_TYPES = ("model_change", "thinking_level_change", "session_info")
@@ -72,6 +85,12 @@ class CompactionRecord:
     template: str = ""
     audit_passed: bool | None = None
     instructions: str = ""
+    #: Names of the audit checks the summary failed (empty when it passed or was not audited).
+    failed_checks: tuple[str, ...] = ()
+    #: Leave out the unanswered copies of a retry storm in the kept part (successor only).
+    drop_retry_copies: bool = True
+    #: Whether the focus instructions matched anything (see ``SummaryResult.focus_matched``).
+    focus_matched: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +106,10 @@ class WriteResult:
     session_id: str | None = None
     #: ``firstKeptEntryId`` as written (a successor may move it to the kept assistant).
     first_kept_entry_id: str | None = None
+    #: Retry-storm copies the successor left out (see ``retry_storms``).
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
+    #: What the step did not do and why (e.g. a store with no record of the transcript).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +122,10 @@ class SuccessorContent:
     compaction_entry_id: str
     first_kept_entry_id: str
     removed_entry_ids: frozenset[str] = field(default_factory=frozenset)
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
+    #: The model_change / thinking_level_change rows written so the successor resumes with
+    #: the original's model and thinking level (empty when its kept rows already do).
+    restored_state_entry_ids: tuple[str, ...] = ()
 
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
@@ -115,6 +142,10 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
         own["tokensAfter"] = record.tokens_after
     if record.instructions:
         own["instructions"] = record.instructions
+    if record.failed_checks:
+        own["auditFailed"] = list(record.failed_checks)
+    if record.focus_matched is not None:
+        own["focusApplied"] = record.focus_matched
     return {
         "type": "compaction", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
         "summary": record.summary, "firstKeptEntryId": first_kept,
@@ -125,12 +156,10 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
     }
 
 
-_AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
-
-
 def require_writable(transcript: Transcript) -> None:
+    """Refuse, naming the agent, to write into a file of any format but pi's own."""
     if transcript.format not in PI_FORMATS:
-        agent = _AGENT_NAMES.get(transcript.format, transcript.format)
+        agent = agent_name(transcript.format)
         raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), which SessionLens "
                            "never writes into (only OpenClaw/pi files); a compaction of it can "
                            "be previewed and exported, not written")
@@ -141,7 +170,32 @@ def require_writable(transcript: Transcript) -> None:
 
 # --------------------------------------------------------------------------- successor
 
-def _removed_ids(transcript: Transcript, record: CompactionRecord) -> tuple[set[str], str]:
+def successor_kept_back(transcript: Transcript, first_kept_entry_id: str | None) -> tuple[str, ...]:
+    """Summarized entries a successor keeps anyway: the last assistant message before the cut
+    and the tool results answering its calls (OpenClaw's fix for issue #76729), so replay
+    reads ``summary -> assistant -> user`` rather than a user turn with no reply. The first
+    of them becomes the written ``firstKeptEntryId``. Empty for a hard boundary. Pure."""
+    if first_kept_entry_id is None:
+        return ()
+    on_path = transcript.active_path
+    if first_kept_entry_id not in on_path:
+        raise PersistError(transcript.path, f"firstKeptEntryId {first_kept_entry_id} is not on "
+                           "the active branch; plan the compaction again")
+    before = on_path[:on_path.index(first_kept_entry_id)]
+    assistant = next((transcript.entry(i) for i in reversed(before)
+                      if transcript.entry(i).type == "message"
+                      and transcript.entry(i).role == "assistant"), None)
+    if assistant is None or assistant.message is None:
+        return ()
+    calls = {c.id for c in assistant.message.tool_calls}
+    at = before.index(assistant.id)
+    results = tuple(i for i in before[at + 1:] if (m := transcript.entry(i).message) is not None
+                    and m.role == "toolResult" and m.tool_call_id in calls)
+    return (assistant.id, *results)
+
+
+def _removed_ids(transcript: Transcript, record: CompactionRecord,
+                 retry_copies: tuple[RetryCopy, ...] = ()) -> tuple[set[str], str]:
     """Entries a successor leaves out, and the ``firstKeptEntryId`` it will carry.
 
     "Summarized" is positional, as in OpenClaw's rotation: every message of the active
@@ -150,30 +204,16 @@ def _removed_ids(transcript: Transcript, record: CompactionRecord) -> tuple[set[
     """
     on_path = transcript.active_path
     fk = record.first_kept_entry_id
-    if fk is None:
-        cut = len(on_path)
-    elif fk in on_path:
-        cut = on_path.index(fk)
-    else:
-        raise PersistError(transcript.path, f"firstKeptEntryId {fk} is not on the active "
-                           "branch; plan the compaction again")
+    kept_back = successor_kept_back(transcript, fk)
+    cut = len(on_path) if fk is None else on_path.index(fk)
     before = on_path[:cut]
-    removed = {i for i in before if transcript.entry(i).type == "message"}
-    first_kept = fk or ""
-    if fk is not None:
-        kept_assistant = next((transcript.entry(i) for i in reversed(before)
-                               if i in removed and transcript.entry(i).role == "assistant"), None)
-        if kept_assistant is not None and kept_assistant.message is not None:
-            calls = {c.id for c in kept_assistant.message.tool_calls}
-            removed.discard(kept_assistant.id)
-            for i in list(removed):
-                msg = transcript.entry(i).message
-                if msg is not None and msg.role == "toolResult" and msg.tool_call_id in calls:
-                    removed.discard(i)
-            first_kept = kept_assistant.id
+    removed = {i for i in before if transcript.entry(i).type == "message"} - set(kept_back)
+    first_kept = kept_back[0] if kept_back else (fk or "")
     for etype in STATE_ENTRY_TYPES:
         same = [i for i in on_path if transcript.entry(i).type == etype]
         removed.update(same[:-1])
+    for copy in retry_copies:
+        removed.update(copy.dropped_ids)
     for e in transcript.entries:
         if e.type == "leaf":
             removed.add(e.id)
@@ -275,37 +315,103 @@ def _resolve(parents: dict[str, str | None], transcript: Transcript,
     return entry_id
 
 
+@dataclass(frozen=True, slots=True)
+class ResumeState:
+    """What pi / OpenClaw restore when they resume a path: (provider, model id) and level."""
+
+    model: tuple[str | None, str | None] | None
+    thinking_level: str
+
+
+def resume_state(path: Iterable[Entry]) -> ResumeState:
+    """The model and thinking level a path resumes with (``buildSessionContext``'s scan)."""
+    model: tuple[str | None, str | None] | None = None
+    level = "off"
+    for e in path:
+        if e.type == "thinking_level_change":
+            level = e.thinking_level or "off"
+        elif e.type == "model_change":
+            model = (e.provider, e.model_id)
+        elif e.type == "message" and e.message is not None and e.message.role == "assistant":
+            model = (e.message.provider, e.message.model)
+    return ResumeState(model, level)
+
+
+def _restore_rows(original: ResumeState, kept: ResumeState, parent: str | None, stamp: str,
+                  taken: set[str]) -> list[dict[str, Any]]:
+    """State rows (each the child of the previous) that make ``kept`` resolve to ``original``."""
+    rows: list[dict[str, Any]] = []
+    if original.model != kept.model and original.model is not None and any(original.model):
+        provider, model_id = original.model
+        rows.append({"type": "model_change", "provider": provider, "modelId": model_id})
+    if original.thinking_level != kept.thinking_level:
+        rows.append({"type": "thinking_level_change", "thinkingLevel": original.thinking_level})
+    out = []
+    for row in rows:
+        entry_id = new_entry_id(taken)
+        taken.add(entry_id)
+        out.append({"type": row.pop("type"), "id": entry_id, "parentId": parent,
+                    "timestamp": stamp, **row})
+        parent = entry_id
+    return out
+def planned_retry_copies(transcript: Transcript, record: CompactionRecord,
+                         raw_line: Callable[[Entry], bytes] | None = None
+                         ) -> tuple[RetryCopy, ...]:
+    """The retry-storm copies a successor of ``record`` leaves out (none when the record
+    keeps them or nothing is kept); ``raw_line`` reads sender ids (default: from disk)."""
+    if not record.drop_retry_copies or record.first_kept_entry_id is None:
+        return ()
+    return find_retry_copies(transcript, after_entry_id=record.first_kept_entry_id,
+                             raw_line=raw_line or transcript.raw_line)
+
+
 def build_successor(transcript: Transcript, data: bytes, record: CompactionRecord, *,
-                    now: datetime | None = None) -> SuccessorContent:
+                    now: datetime | None = None, names: WriteNames | None = None
+                    ) -> SuccessorContent:
     """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
     require_writable(transcript)
     assert transcript.header is not None
-    removed, first_kept = _removed_ids(transcript, record)
+    copies = planned_retry_copies(transcript, record, lambda e: entry_bytes(data, e))
+    removed, first_kept = _removed_ids(transcript, record, copies)
     parents = _new_parents(transcript, removed)
     leaf = _resolve(parents, transcript, transcript.leaf_id)
     order = _depth_first(parents, leaf)
-    stamp = iso_timestamp(now)
-    session_id = new_session_id()
+    names = names or choose_names(transcript, now)
+    stamp, session_id = names.timestamp, names.session_id
     cwd = transcript.header.cwd or str(transcript.path.absolute().parent)
     lines = [header_line(session_id, stamp, cwd, str(transcript.path.absolute()))]
     for eid in order:
         e = transcript.entry(eid)
         raw = entry_bytes(data, e)
         lines.append(entry_line(raw, e, transcript.format, parent_id=parents[eid]))
-    comp_id = new_entry_id(transcript.index.keys())
+    taken = set(transcript.index.keys())
+    comp_id = names.compaction_entry_id
+    taken.add(comp_id)
     if record.first_kept_entry_id is None:
         first_kept = comp_id
-    entry = build_compaction_entry(record, entry_id=comp_id, parent_id=leaf, timestamp=stamp,
+    kept_path: list[Entry] = []
+    at, seen = leaf, set()
+    while at is not None and at not in seen:
+        seen.add(at)
+        kept_path.append(transcript.entry(at))
+        at = parents.get(at)
+    restore = _restore_rows(resume_state(transcript.path_entries()),
+                            resume_state(reversed(kept_path)), leaf, stamp, taken)
+    lines.extend(dump_line(row) for row in restore)
+    parent = restore[-1]["id"] if restore else leaf
+    entry = build_compaction_entry(record, entry_id=comp_id, parent_id=parent, timestamp=stamp,
                                    first_kept_entry_id=first_kept)
     lines.append(dump_line(entry))
-    return SuccessorContent(session_file_name(stamp, session_id), session_id, tuple(lines),
-                            comp_id, first_kept, frozenset(removed))
+    return SuccessorContent(names.successor_file_name, session_id, tuple(lines), comp_id,
+                            first_kept, frozenset(removed), dropped_retry_copies=copies,
+                            restored_state_entry_ids=tuple(row["id"] for row in restore))
 
 
 # --------------------------------------------------------------------------- append
 
 def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord, *,
-                   now: datetime | None = None) -> tuple[bytes, str, str]:
+                   now: datetime | None = None, names: WriteNames | None = None
+                   ) -> tuple[bytes, str, str]:
     """The original's bytes with the compaction appended: (new bytes, entry id, firstKept).
 
     v1 files are refused: pi re-migrates a v1 file on every load with fresh ids, so an
@@ -315,10 +421,13 @@ def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord
     if transcript.format == "pi-v1":
         raise PersistError(transcript.path, "cannot append to a v1 (pi legacy) transcript: "
                            "its ids are re-generated on every load; write a successor")
-    comp_id = new_entry_id(transcript.index.keys())
+    names = names or choose_names(transcript, now)
+    taken = set(transcript.index.keys())
+    comp_id = names.compaction_entry_id
+    taken.add(comp_id)
     first_kept = record.first_kept_entry_id or comp_id
     entry = build_compaction_entry(record, entry_id=comp_id, parent_id=transcript.leaf_id,
-                                   timestamp=iso_timestamp(now), first_kept_entry_id=first_kept)
+                                   timestamp=names.timestamp, first_kept_entry_id=first_kept)
     sep = b"" if not data or data.endswith(b"\n") else b"\n"
     return data + sep + dump_line(entry) + b"\n", comp_id, first_kept
 

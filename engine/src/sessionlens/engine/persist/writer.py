@@ -32,7 +32,14 @@ from sessionlens.engine._io.atomic import (
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.model import Transcript
 
-from .checkpoints import PostCompaction, checkpoint_store_edit, write_checkpoint
+from .checkpoints import (
+    PostCompaction,
+    checkpoint_store_edit,
+    compacted_since_load,
+    moved_on_from,
+    plan_checkpoint,
+    write_checkpoint,
+)
 from .guard import (
     LockInfo,
     check_lock,
@@ -42,7 +49,9 @@ from .guard import (
     read_lock,
     read_unchanged_bytes,
 )
-from .store_write import find_store, update_store
+from .names import WriteNames, choose_names
+from .recovery import Journal, recover_interrupted_write, remove_journal, write_journal
+from .store_write import find_store, read_store_object, update_store
 from .successor import (
     CompactionRecord,
     WriteResult,
@@ -63,19 +72,19 @@ WRITE_MODES: tuple[WriteMode, ...] = ("successor", "append")
 
 
 def _prepare_successor(transcript: Transcript, data: bytes, record: CompactionRecord,
-                       now: datetime | None) -> tuple[PostCompaction, Callable[[], object]]:
+                       names: WriteNames) -> tuple[PostCompaction, Callable[[], object]]:
     """Build the successor in memory (every refusal happens here, before any write)."""
-    content = build_successor(transcript, data, record, now=now)
+    content = build_successor(transcript, data, record, names=names)
     target = transcript.path.absolute().parent / content.file_name
     post = PostCompaction(content.session_id, target, content.compaction_entry_id,
-                          content.first_kept_entry_id)
+                          content.first_kept_entry_id, content.dropped_retry_copies)
     mode = file_mode(transcript.path)
     return post, lambda: atomic_write_bytes(target, content.data(), mode=mode, exclusive=True)
 
 
 def _prepare_append(transcript: Transcript, data: bytes, record: CompactionRecord,
-                    now: datetime | None) -> tuple[PostCompaction, Callable[[], object]]:
-    new_bytes, comp_id, first_kept = appended_bytes(transcript, data, record, now=now)
+                    names: WriteNames) -> tuple[PostCompaction, Callable[[], object]]:
+    new_bytes, comp_id, first_kept = appended_bytes(transcript, data, record, names=names)
     post = PostCompaction(transcript.session_id or "", transcript.path, comp_id, first_kept)
 
     def write() -> None:
@@ -91,7 +100,7 @@ def _prepare_append(transcript: Transcript, data: bytes, record: CompactionRecor
     return post, write
 
 
-Prepare = Callable[[Transcript, bytes, CompactionRecord, datetime | None],
+Prepare = Callable[[Transcript, bytes, CompactionRecord, WriteNames],
                    tuple[PostCompaction, Callable[[], object]]]
 
 
@@ -101,7 +110,7 @@ def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: 
     require_writable(transcript)
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
-        post, write = prepare(transcript, data, compaction, now)
+        post, write = prepare(transcript, data, compaction, choose_names(transcript, now))
         write()
     return post
 
@@ -113,7 +122,8 @@ def write_successor(transcript: Transcript, compaction: CompactionRecord, *,
     return WriteResult(written=(post.path,), successor_path=post.path,
                        compaction_entry_id=post.compaction_entry_id,
                        session_id=post.session_id,
-                       first_kept_entry_id=post.first_kept_entry_id)
+                       first_kept_entry_id=post.first_kept_entry_id,
+                       dropped_retry_copies=post.dropped_retry_copies)
 
 
 def append_compaction(transcript: Transcript, compaction: CompactionRecord, *,
@@ -128,12 +138,14 @@ def append_compaction(transcript: Transcript, compaction: CompactionRecord, *,
 def write_compaction(transcript: Transcript, record: CompactionRecord,
                      mode: WriteMode = "successor", *, now: datetime | None = None,
                      store_path: Path | None | Literal["auto"] = "auto",
-                     sha256: str | None = None) -> WriteResult:
+                     sha256: str | None = None, names: WriteNames | None = None) -> WriteResult:
     """Checkpoint + successor (or append) + session store, all or nothing as far as possible.
 
     ``store_path="auto"`` uses the ``sessions.json`` beside the transcript when there is one;
     None leaves every store alone. Raises LockHeldError / FileChangedError before anything
-    is written; on any later failure the files created so far are removed again.
+    is written (also when another run compacted the file since it was loaded); on any later
+    failure the files created so far are removed again. A store that holds no record of
+    the transcript is named in ``notes``.
     """
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
@@ -142,12 +154,31 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     store = find_store(folder) if store_path == "auto" else store_path
     created: list[Path] = []
     original: bytes | None = None
-    with hold_lock(transcript.path):
+    notes: list[str] = list(recover_interrupted_write(transcript.path))
+    with hold_lock(transcript.path):  # the whole check-then-write happens under the lock
         data = read_unchanged_bytes(transcript, sha256=sha256)
+        if store is not None:
+            follows = moved_on_from(read_store_object(store)[1], transcript)
+            if follows is not None:
+                raise FileChangedError(transcript.path, "was already compacted: "
+                                       f"{Path(store).name} follows {follows} now; nothing "
+                                       "was written (compact that file instead)")
+        done = compacted_since_load(transcript, data)
+        if done is not None:
+            raise FileChangedError(transcript.path, "was compacted by another run while this "
+                                   f"one worked (checkpoint {done.name}); nothing was written: "
+                                   "reload the session and compact its newest file")
         prepare = _prepare_successor if mode == "successor" else _prepare_append
-        post, write_main = prepare(transcript, data, record, now)
+        names = names or choose_names(transcript, now)
+        post, write_main = prepare(transcript, data, record, names)
         try:
-            checkpoint = write_checkpoint(transcript, data)
+            # the journal says what comes next, so a run killed from here on is finished or
+            # undone by the next load (recovery.py); removed once the store agrees
+            checkpoint = plan_checkpoint(transcript, names.checkpoint_id)
+            write_journal(Journal(mode, transcript.path.absolute(), transcript.session_id,
+                                  checkpoint, post, Path(store) if store is not None else None,
+                                  record))
+            write_checkpoint(transcript, data, checkpoint)
             created.append(checkpoint.path)
             if mode == "successor":
                 write_main()
@@ -161,13 +192,18 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
             store_written = False
             if store is not None:
                 edits = update_store(store, lambda obj: checkpoint_store_edit(
-                    obj, transcript, checkpoint, post, record, moved=mode == "successor",
-                    now=now))
+                    obj, transcript.path, transcript.session_id, checkpoint, post, record,
+                    moved=mode == "successor", now=now))
                 store_written = bool(edits)
                 if store_written:
                     written.append(Path(store))
+                else:  # said, never silent: the agent will not follow this compaction
+                    notes.append(f"{Path(store).name} holds no record of {transcript.path.name};"
+                                 " it was left unchanged")
+            remove_journal(transcript.path)
         except BaseException:
             _undo(transcript.path, created, original)
+            remove_journal(transcript.path)
             raise
     return WriteResult(
         written=tuple(written),
@@ -175,7 +211,8 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
         checkpoint_path=checkpoint.path,
         store_path=Path(store) if store is not None and store_written else None,
         compaction_entry_id=post.compaction_entry_id, session_id=post.session_id,
-        first_kept_entry_id=post.first_kept_entry_id)
+        first_kept_entry_id=post.first_kept_entry_id,
+        dropped_retry_copies=post.dropped_retry_copies, notes=tuple(notes))
 
 
 def _undo(transcript_path: Path, created: list[Path], original: bytes | None) -> None:

@@ -1,20 +1,23 @@
-"""Where a compaction may cut, and where it does (transcript-format.md §3.3).
+"""Where a compaction may cut, and where it does (transcript-format.md §3.3): shared parts.
 
-A cut names the first entry that stays verbatim; everything before it in the region (the
-active path after the previous compaction or reset) goes into the summary. Three rules are
-offered because the agents themselves changed their minds over time:
+A cut names the first entry that stays verbatim; everything before it in the region goes
+into the summary. Each agent's own rule lives in its module (``cut_pi`` for "pi-0.58",
+``cut_openclaw`` for "openclaw-2026.9"); the registry and the per-file default are in
+``rules``. This module holds what they share (``CutPoint``, ``Preparation``), the user's own
+cut (``snap_user_cut``), the hard boundary, and two rules that are not a current agent's:
 
-* ``"openclaw-2026"`` (default): pi's walk back over estimated message sizes, with newest
-  OpenClaw's tool-frame snapping: when the walk stops inside a tool call/result frame the cut
-  moves back to the frame's start, so the kept tail always holds at least keepRecentTokens.
-* ``"pi-2026"``: pi-mono as of March 2026, exactly: the first valid cut point at or after the
-  entry where the walk reached keepRecentTokens (may keep slightly less).
-* ``"user-turns"``: pi as of December 2025 (the era of sample 01): only user messages start
-  the kept part, and the kept size is measured from the provider's reported usage, as the
-  difference between the newest usage and the usage just before the user message.
+* ``"tool-frames"``: SessionLens's conservative rule. pi's walk back over estimated message
+  sizes, but a walk that stops inside a tool call/result frame moves the cut back to the
+  frame's start, so the kept tail holds at least keepRecentTokens and no kept result loses
+  its call (OpenClaw's source at commit 05e964ad snaps cuts to tool frames like this; the
+  published 2026.9.6 package does not). Region after the last compaction or reset.
+* ``"pi-2025.12"``: pi as of December 2025 (the era of sample 01, whose two recorded cuts it
+  reproduces): only user messages start the kept part, and the kept size is measured from
+  the provider's reported usage, as the difference between the newest usage and the usage
+  just before the user message.
 
-Every function takes the whole path plus ``start``/``end`` bounds, like pi, so indices stay
-the path indices the caller already has. Pure: no I/O.
+Every function takes the whole path plus ``start``/``end`` bounds, like the agents, so
+indices stay the path indices the caller already has. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -22,20 +25,18 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.model import Entry
 
-__all__ = [
-    "CUT_RULES", "CutPoint", "CutRule", "DEFAULT_CUT_RULE", "find_cut_point",
-    "find_turn_start_index", "find_valid_cut_points", "frame_safe_positions", "hard_boundary_cut",
-    "is_cut_entry", "is_turn_start", "region_bounds", "snap_user_cut", "usage_context",
-]
+from .rules import CUT_RULES
 
-CutRule = Literal["openclaw-2026", "pi-2026", "user-turns"]
-CUT_RULES: tuple[CutRule, ...] = ("openclaw-2026", "pi-2026", "user-turns")
-DEFAULT_CUT_RULE: CutRule = "openclaw-2026"
+__all__ = [
+    "CUT_RULES", "CutPoint", "Preparation", "describe_entry", "find_turn_start_index",
+    "find_valid_cut_points", "frame_safe_positions", "frames_cut_point", "hard_boundary_cut",
+    "is_cut_entry", "is_turn_start", "region_bounds", "snap_user_cut", "usage_context",
+    "user_turns_cut_point",
+]
 
 #: Message roles pi accepts as the first kept message (``findValidCutPoints``).
 _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom",
@@ -60,6 +61,33 @@ class CutPoint:
     is_split_turn: bool
     reason: str
     hard_boundary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Preparation:
+    """What one rule decides for a path before any summary exists (an agent's
+    ``prepareCompaction``), as path indices.
+
+    ``region_start`` is where the summarized history starts (OpenClaw: the previous
+    compaction's first kept row); ``prelude`` are rows before the region that are summarized
+    first (OpenClaw: what a reset retained). ``cut`` is None when the agent would not compact,
+    and then ``nothing`` says why in words.
+    """
+
+    region_start: int
+    boundary: int | None
+    prelude: tuple[int, ...]
+    cut: CutPoint | None
+    tokens_before: int
+    #: The context size the agent's threshold check compares before the next prompt, or None
+    #: when it would not check (no assistant yet, or only one older than the last compaction).
+    threshold_tokens: int | None
+    #: keepRecentTokens as the rule applied it (OpenClaw rescales it).
+    keep_used: float
+    nothing: str | None
+    #: True when the agent would not compact this path at all, whatever the cut (its last
+    #: entry is already a compaction, or a reset): a user's cut or a hard boundary is refused too.
+    refused: bool = False
 
 
 def is_cut_entry(entry: Entry) -> bool:
@@ -138,7 +166,8 @@ def _snap_back_over_metadata(entries: Sequence[Entry], cut: int, start: int) -> 
     return cut
 
 
-def _describe(entry: Entry) -> str:
+def describe_entry(entry: Entry) -> str:
+    """"user message 0a1b2c3d", "model_change entry 0a1b2c3d"."""
     if entry.type == "message":
         return f"{entry.role} message {entry.id}"
     return f"{entry.type} entry {entry.id}"
@@ -154,7 +183,7 @@ def _finish(entries: Sequence[Entry], start: int, end: int, cut: int, reason: st
     turn = find_turn_start_index(entries, first, start)
     if turn is None or turn == first:
         return CutPoint(cut, None, False, reason)
-    why = (f"; the cut splits the turn opened by {_describe(entries[turn])}, whose first part "
+    why = (f"; the cut splits the turn opened by {describe_entry(entries[turn])}, whose first part "
            "is summarized separately")
     return CutPoint(cut, turn, True, reason + why)
 
@@ -169,7 +198,7 @@ def usage_context(entry: Entry) -> int | None:
     return None
 
 
-def _cut_by_user_turns(entries: Sequence[Entry], start: int, end: int, keep: int,
+def _cut_by_user_turns(entries: Sequence[Entry], start: int, end: int, keep: float,
                        estimates: Sequence[int], valid: list[int]) -> tuple[int, str]:
     """pi (Dec 2025): newest user turn whose reported-usage delta reaches ``keep``."""
     valid_set = set(valid)
@@ -193,52 +222,59 @@ def _cut_by_user_turns(entries: Sequence[Entry], start: int, end: int, keep: int
         if kept >= keep:
             source = "reported usage" if newest is not None else "estimated size"
             return i, (f"newest user turn whose kept tail ({kept} tokens by {source}) reaches "
-                       f"keepRecentTokens {keep}")
-    return start, f"no user turn leaves {keep} tokens behind it; everything is kept"
+                       f"keepRecentTokens {keep:,.0f}")
+    return start, f"no user turn leaves {keep:,.0f} tokens behind it; everything is kept"
 
 
-def find_cut_point(entries: Sequence[Entry], start: int, end: int, keep_recent_tokens: int,
-                   estimates: Sequence[int], rule: CutRule = DEFAULT_CUT_RULE) -> CutPoint:
-    """The automatic cut for the region [start, end) (pi ``findCutPoint`` and variants).
-
-    ``estimates[i]`` is the pi token estimate of ``entries[i]``; only ``message`` entries
-    count toward keepRecentTokens, as in pi.
-    """
-    if rule not in CUT_RULES:
-        raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
-    valid = find_valid_cut_points(entries, start, end)
-    if not valid:
-        return CutPoint(start, None, False, "the region has no valid cut point; nothing is cut")
-    if rule == "user-turns":
-        cut, reason = _cut_by_user_turns(entries, start, end, keep_recent_tokens, estimates, valid)
-    else:
-        cut, reason = valid[0], f"the region holds less than keepRecentTokens {keep_recent_tokens}"
-        total = 0
-        for i in range(end - 1, start - 1, -1):
-            if entries[i].type != "message":
-                continue
-            total += estimates[i]
-            if total < keep_recent_tokens:
-                continue
-            at = bisect_left(valid, i)
-            if at < len(valid) and valid[at] == i:
-                cut = i
-                reason = f"kept tail reaches keepRecentTokens {keep_recent_tokens} here"
-            elif rule == "openclaw-2026" and at > 0:
-                cut = valid[at - 1]
-                reason = (f"keepRecentTokens {keep_recent_tokens} was reached at "
-                          f"{_describe(entries[i])}; moved back to the start of its tool frame")
-            elif at < len(valid):
-                cut = valid[at]
-                reason = (f"keepRecentTokens {keep_recent_tokens} was reached at "
-                          f"{_describe(entries[i])}; moved forward to the next valid cut point")
-            break
+def _snapped(entries: Sequence[Entry], start: int, end: int, cut: int, reason: str) -> CutPoint:
     snapped = _snap_back_over_metadata(entries, cut, start)
     if snapped != cut:
         n = cut - snapped
         what = "entry that belongs" if n == 1 else "entries that belong"
         reason += f"; moved back over {n} metadata {what} with it"
     return _finish(entries, start, end, snapped, reason)
+
+
+def frames_cut_point(entries: Sequence[Entry], start: int, end: int, keep_recent_tokens: float,
+                     estimates: Sequence[int]) -> CutPoint:
+    """The "tool-frames" rule over [start, end): pi's walk over ``message`` rows, snapped
+    back to the start of a tool frame it stops in (see the module docstring)."""
+    valid = find_valid_cut_points(entries, start, end)
+    if not valid:
+        return CutPoint(start, None, False, "the region has no valid cut point; nothing is cut")
+    cut, reason = valid[0], f"the region holds less than keepRecentTokens {keep_recent_tokens:,.0f}"
+    total = 0
+    for i in range(end - 1, start - 1, -1):
+        if entries[i].type != "message":
+            continue
+        total += estimates[i]
+        if total < keep_recent_tokens:
+            continue
+        at = bisect_left(valid, i)
+        if at < len(valid) and valid[at] == i:
+            cut = i
+            reason = f"kept tail reaches keepRecentTokens {keep_recent_tokens:,.0f} here"
+        elif at > 0:
+            cut = valid[at - 1]
+            reason = (f"keepRecentTokens {keep_recent_tokens:,.0f} was reached at "
+                      f"{describe_entry(entries[i])}; moved back to the start of its tool frame")
+        elif at < len(valid):
+            cut = valid[at]
+            reason = (f"keepRecentTokens {keep_recent_tokens:,.0f} was reached at "
+                      f"{describe_entry(entries[i])}; moved forward to the next valid cut point")
+        break
+    return _snapped(entries, start, end, cut, reason)
+
+
+def user_turns_cut_point(entries: Sequence[Entry], start: int, end: int,
+                         keep_recent_tokens: float, estimates: Sequence[int]) -> CutPoint:
+    """The "pi-2025.12" rule over [start, end): the newest user turn whose reported-usage
+    delta reaches keepRecentTokens (see the module docstring)."""
+    valid = find_valid_cut_points(entries, start, end)
+    if not valid:
+        return CutPoint(start, None, False, "the region has no valid cut point; nothing is cut")
+    cut, reason = _cut_by_user_turns(entries, start, end, keep_recent_tokens, estimates, valid)
+    return _snapped(entries, start, end, cut, reason)
 
 
 def hard_boundary_cut(end: int) -> CutPoint:
@@ -260,7 +296,7 @@ def snap_user_cut(entries: Sequence[Entry], start: int, end: int, requested: int
     chosen = entries[requested]
     at = bisect_left(valid, requested)
     if at < len(valid) and valid[at] == requested:
-        return _finish(entries, start, end, requested, f"cut where chosen, at {_describe(chosen)}")
+        return _finish(entries, start, end, requested, f"cut where chosen, at {describe_entry(chosen)}")
     before = valid[at - 1] if at > 0 else None
     after = valid[at] if at < len(valid) else None
     if before is None or (after is not None and after - requested < requested - before):
@@ -275,7 +311,7 @@ def snap_user_cut(entries: Sequence[Entry], start: int, end: int, requested: int
     else:
         why = "it lies between a tool call and its results"
     moved = abs(target - requested)
-    reason = (f"{_describe(chosen)} cannot start the kept part ({why}); moved "
+    reason = (f"{describe_entry(chosen)} cannot start the kept part ({why}); moved "
               f"{moved} {'entry' if moved == 1 else 'entries'} {direction} to "
-              f"{_describe(entries[target])}, the nearest valid cut point")
+              f"{describe_entry(entries[target])}, the nearest valid cut point")
     return _finish(entries, start, end, target, reason)

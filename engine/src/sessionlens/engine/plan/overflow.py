@@ -23,6 +23,7 @@ from sessionlens.engine.model import Message
 __all__ = [
     "ErrorClass", "NON_OVERFLOW_PATTERNS", "OVERFLOW_PATTERNS", "RETRYABLE_PATTERN",
     "classify_error", "is_context_overflow", "is_overflow_text", "overflow_reason",
+    "stated_window",
 ]
 
 ErrorClass = Literal["overflow", "rate_limit", "retryable", "auth", "other"]
@@ -172,3 +173,31 @@ def classify_error(text: str | None) -> ErrorClass:
     if RETRYABLE_PATTERN.search(text):
         return "retryable"
     return "other"
+
+
+#: Phrasings in which a provider states the model's window in an error (the number is the
+#: window, never the prompt size): OpenAI/OpenRouter/vLLM "maximum context length is N",
+#: LiteLLM "(of N tokens)", Together "context length (N tokens)", Mistral "with N maximum
+#: context length", Alibaba/DashScope "Range of input length should be [1, N]".
+_WINDOW_STATEMENTS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, _I) for p in (
+    r"maximum context length is ([\d,]+)",
+    r"maximum context length of ([\d,]+) tokens",
+    r"context length \(([\d,]+) tokens\)",
+    r"with ([\d,]+) maximum context length",
+    r"range of input length should be \[\s*\d+\s*,\s*([\d,]+)\s*\]",
+    r"maximum allowed input length of ([\d,]+) tokens",
+    r"exceeds the context window of ([\d,]+)",
+))
+
+
+def stated_window(text: str | None) -> int | None:
+    """The context window an overflow error states, if it states one (else None)."""
+    if not text:
+        return None
+    for pattern in _WINDOW_STATEMENTS:
+        m = pattern.search(text)
+        if m is not None:
+            value = int(m.group(1).replace(",", ""))
+            if 1_000 <= value <= 100_000_000:
+                return value
+    return None

@@ -4,10 +4,13 @@ Pure: takes a loaded transcript and settings, returns a frozen ``CompactionPlan`
 it, the summarizer runs it, the CLI prints it, persistence writes what it says. Nothing here
 touches files or the network, so a plan can be recomputed freely while the user drags the cut.
 
-The region is the active path after the last compaction (or reset). Every region entry lands in
+The cut is decided by a cut rule (``rules.CUT_RULES``): by default the rule of the agent that
+wrote the file, reproducing that agent's own ``prepareCompaction`` (``cut_pi``,
+``cut_openclaw``). The region is what that agent summarizes from: after the last compaction
+for pi, from what the previous compaction kept for OpenClaw. Every region entry lands in
 exactly one of ``summarize_entry_ids``, ``turn_prefix_entry_ids`` and ``kept_entry_ids``, in
-path order; non-message rows (settings, labels) travel with their neighbours and the
-summarizer skips them.
+path order, except the previous compaction row itself (never summary input); non-message
+rows (settings, labels) travel with their neighbours and the summarizer skips them.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import cast, overload
 
-from sessionlens.engine.errors import PlanError
+from sessionlens.engine.errors import NothingToCompact, PlanError
 from sessionlens.engine.model import Entry, FileOps, SessionHeader, Transcript
 from sessionlens.engine.settings import CompactionSettings, context_window_for_model
-from sessionlens.engine.tokens.counts import TokenReport, estimate_entry_tokens
-from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
+from sessionlens.engine.tokens.counts import TokenReport
+from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars, measure_entry
 
 from .chunks import (
     chunk_by_max_tokens,
@@ -30,17 +33,15 @@ from .chunks import (
     max_chunk_tokens,
 )
 from .cutpoints import (
-    CUT_RULES,
-    DEFAULT_CUT_RULE,
     CutPoint,
-    CutRule,
-    find_cut_point,
+    Preparation,
     find_valid_cut_points,
     hard_boundary_cut,
-    region_bounds,
     snap_user_cut,
     usage_context,
 )
+from .prepare import prepare_rule, rule_estimator
+from .rules import CUT_RULES, DEFAULT_CUT_RULE, CutRule, default_cut_rule, file_agent, rule_note
 
 __all__ = ["CUT_RULES", "DEFAULT_CUT_RULE", "CompactionPlan", "CutRule", "collect_file_ops",
            "context_window_of", "estimate_context_tokens", "is_message_entry", "plan_compaction"]
@@ -55,7 +56,8 @@ class CompactionPlan:
 
     #: The threshold rule says compact now (enabled and context_tokens > threshold).
     should_compact: bool
-    #: Reported context (last valid usage plus estimates after it), else the estimate.
+    #: The context the threshold is checked against: the last valid reported usage plus pi
+    #: estimates of what came after it, else the estimate (equals ``tokens_before``).
     context_tokens: int
     context_window: int
     #: context_window - reserve (OpenClaw: reserveTokens raised to the capped floor).
@@ -64,7 +66,9 @@ class CompactionPlan:
     #: new compaction's own id, so nothing before it is kept).
     first_kept_entry_id: str | None
     is_split_turn: bool
-    #: The entry that opened the split turn (None unless is_split_turn).
+    #: The entry that opened the split turn (None unless is_split_turn). pi also calls a cut
+    #: on a bash run or custom message split, with that row as the turn start and an empty
+    #: prefix: then nothing is summarized separately (``turn_prefix_entry_ids`` is empty).
     turn_start_entry_id: str | None
     #: Region entries before the turn start (or the cut): the history summary's input.
     summarize_entry_ids: tuple[str, ...]
@@ -103,6 +107,18 @@ class CompactionPlan:
     max_chunk_tokens: int = 0
     #: Id of the compaction or reset the region starts after.
     boundary_entry_id: str | None = None
+    #: The agent that wrote the file ("pi", "openclaw", "claude-code", "codex"), and why.
+    file_agent: str = ""
+    file_agent_reason: str = ""
+    #: Words for the CLI and GUI when the rule is not the file's own agent's ("" when it is),
+    #: e.g. that Claude Code compacts by its own rules and this plan shows OpenClaw's cut.
+    rule_note: str = ""
+    #: The context size the agent's own threshold check compares with ``threshold`` before
+    #: the next prompt (``should_compact`` is ``threshold_tokens > threshold``); None when it
+    #: would not check (no assistant yet, or only one older than the last compaction).
+    threshold_tokens: int | None = None
+    #: keepRecentTokens as the rule applied it (OpenClaw divides it by reported / estimated).
+    keep_recent_applied: float = 0.0
 
     @property
     def summarized_entry_ids(self) -> tuple[str, ...]:
@@ -183,102 +199,142 @@ def context_window_of(entries: Sequence[Entry], settings: CompactionSettings,
     return context_window_for_model(provider, model)
 
 
-def _estimates(path: Sequence[Entry], start: int, tokens: TokenReport | None) -> list[int]:
-    """pi estimates aligned with ``path`` (zeros before the region, which is never read)."""
-    out = [0] * len(path)
-    per_entry = tokens.entries if tokens is not None else None
-    for i in range(start, len(path)):
-        entry = path[i]
-        if entry.type not in _MESSAGE_TYPES:
-            continue
-        known = per_entry.get(entry.id) if per_entry is not None else None
-        out[i] = known.estimate_pi if known is not None else estimate_entry_tokens(entry, "pi")
-    return out
+class _Estimates(Sequence[int]):
+    """One estimator's per-row estimates for ``path``, measured only when a rule reads them
+    (a plan reads the region and the replayed context, rarely the whole path)."""
+
+    def __init__(self, path: Sequence[Entry], tokens: TokenReport | None, rules: str) -> None:
+        self._path = path
+        self._known = tokens.entries if tokens is not None else None
+        self._pi = rules == "pi"
+        self._memo: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._path)
+
+    def _one(self, i: int) -> int:
+        hit = self._memo.get(i)
+        if hit is not None:
+            return hit
+        entry = self._path[i]
+        known = self._known.get(entry.id) if self._known is not None else None
+        if known is not None:
+            value = known.estimate_pi if self._pi else known.estimate_openclaw
+        else:
+            _, pi_chars, oc_chars, _ = measure_entry(entry)
+            value = estimate_tokens_from_chars(pi_chars if self._pi else oc_chars)
+        self._memo[i] = value
+        return value
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self._one(k) for k in range(*i.indices(len(self._path)))]
+        return self._one(i if i >= 0 else len(self._path) + i)
 
 
-def _choose_cut(path: Sequence[Entry], start: int, boundary: int | None, index: dict[str, int],
-                estimates: list[int], *, cut_entry_id: str | None, manual: bool,
-                keep: int, explicit_keep: bool, rule: CutRule) -> CutPoint:
-    end = len(path)
-    if cut_entry_id is not None:
-        at = index.get(cut_entry_id)
-        if at is None:
-            raise PlanError(f"cut entry {cut_entry_id} is not on the active path")
-        if at < start:
-            assert boundary is not None
-            if at == boundary:
-                raise PlanError(f"cut entry {cut_entry_id} is the {path[boundary].type} that "
-                                "starts the compactable region; cut at an entry after it")
-            raise PlanError(f"cut entry {cut_entry_id} lies before {path[boundary].type} "
-                            f"{path[boundary].id}; it is no longer in the compactable region")
-        return snap_user_cut(path, start, end, at)
-    if manual and not explicit_keep:
-        return hard_boundary_cut(end)
-    return find_cut_point(path, start, end, keep, estimates, rule)
+def _user_cut(path: Sequence[Entry], prep: Preparation, cut_entry_id: str,
+              index: dict[str, int]) -> CutPoint:
+    at = index.get(cut_entry_id)
+    if at is None:
+        raise PlanError(f"cut entry {cut_entry_id} is not on the active path")
+    start, boundary = prep.region_start, prep.boundary
+    if at < start or (boundary is not None and at == boundary):
+        assert boundary is not None
+        if at == boundary:
+            raise PlanError(f"cut entry {cut_entry_id} is the {path[boundary].type} that "
+                            "starts the compactable region; cut at an entry after it")
+        raise PlanError(f"cut entry {cut_entry_id} lies before {path[boundary].type} "
+                        f"{path[boundary].id}; it is no longer in the compactable region")
+    return snap_user_cut(path, start, len(path), at)
 
 
 def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
                     tokens: TokenReport | None = None, cut_entry_id: str | None = None,
                     manual: bool = False, keep_recent_tokens: int | None = None,
-                    cut_rule: CutRule | None = None) -> CompactionPlan:
+                    cut_rule: CutRule | None = None, hard_boundary: bool | None = None,
+                    store_beside: bool = False) -> CompactionPlan:
     """Plan a compaction of the transcript's active path.
 
-    ``cut_entry_id`` is a cut the user picked (moved to the nearest valid point);
-    ``manual`` without ``keep_recent_tokens`` is OpenClaw's hard boundary (nothing kept);
-    ``keep_recent_tokens`` overrides the setting; ``cut_rule`` overrides
-    ``settings.cut_rule`` (see cutpoints). Raises PlanError when there is nothing to compact.
+    ``cut_rule`` overrides ``settings.cut_rule``; with neither, the file's own agent's rule
+    (``rules.default_cut_rule``; ``store_beside``: a ``sessions.json`` lies beside the file).
+    ``manual`` plans the agent's ``/compact`` (OpenClaw then cuts again with
+    keepRecentTokens 0 when the first cut would summarize nothing). ``keep_recent_tokens``
+    overrides the setting. ``cut_entry_id`` is a cut the user picked (moved to the nearest
+    valid point). ``hard_boundary`` keeps nothing before the compaction; when it is None,
+    ``manual`` without ``keep_recent_tokens`` means a hard boundary, as before (neither
+    pi 0.58 nor OpenClaw 2026.9 writes one: pass ``hard_boundary=False`` to plan theirs).
+    Raises PlanError when there is nothing to compact.
     """
-    rule = cast(CutRule, cut_rule or settings.cut_rule or DEFAULT_CUT_RULE)
+    where = transcript.path
+    agent = file_agent(transcript, store_beside=store_beside)
+    rule = cast(CutRule, cut_rule or settings.cut_rule
+                or default_cut_rule(transcript, store_beside=store_beside))
     if rule not in CUT_RULES:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
-    where = transcript.path
     path = transcript.path_entries()
     if not path:
-        raise PlanError(f"{where}: Nothing to compact: the active path is empty")
-    if path[-1].type == "compaction":
-        raise PlanError(f"{where}: Already compacted: the last entry on the active path is "
-                        "a compaction")
-    start, boundary = region_bounds(path)
+        raise NothingToCompact(f"{where}: Nothing to compact: the active path is empty")
+    keep = keep_recent_tokens if keep_recent_tokens is not None else settings.keep_recent_tokens
+    hard = hard_boundary if hard_boundary is not None else (manual and keep_recent_tokens is None)
+    estimates = _Estimates(path, tokens, rule_estimator(rule))
+    prep = prepare_rule(path, rule, keep, estimates, manual=manual)
+    if prep.refused:
+        raise NothingToCompact(f"{where}: {prep.nothing}")
+    index = {entry_id: i for i, entry_id in enumerate(transcript.active_path)}
     end = len(path)
-    if not any(is_message_entry(path[i]) for i in range(start, end)):
-        raise PlanError(f"{where}: Nothing to compact: no messages after the previous compaction")
+    try:
+        if cut_entry_id is not None:
+            cut = _user_cut(path, prep, cut_entry_id, index)
+        elif hard:
+            cut = hard_boundary_cut(end)
+        elif prep.cut is None:
+            raise NothingToCompact(prep.nothing or "Nothing to compact")
+        else:
+            cut = prep.cut
+    except NothingToCompact as exc:
+        raise NothingToCompact(f"{where}: {exc}") from None
+    except PlanError as exc:
+        raise PlanError(f"{where}: {exc}") from None
+    start, boundary = prep.region_start, prep.boundary
+    first = cut.first_kept_index
+    history_end = cut.turn_start_index if cut.turn_start_index is not None else first
+    skip = {boundary} if boundary is not None else set()
+    summarized_at = [i for i in (*prep.prelude, *range(start, history_end)) if i not in skip]
+    summarized = [path[i] for i in summarized_at]
+    prefix = [path[i] for i in range(history_end, first) if i not in skip]
+    if not any(is_message_entry(e) for e in (*summarized, *prefix)):
+        degenerate = (" (pi 0.58 would still write a compaction, with nothing the model "
+                      "sees to summarize)"
+                      if rule == "pi-0.58" and not hard and cut_entry_id is None else "")
+        raise NothingToCompact(f"{where}: Nothing to compact: the whole region is kept "
+                               f"({cut.reason}){degenerate}")
+
     boundary_entry = path[boundary] if boundary is not None else None
     previous = boundary_entry if boundary_entry is not None and (
         boundary_entry.type == "compaction") else None
-    keep = keep_recent_tokens if keep_recent_tokens is not None else settings.keep_recent_tokens
-    estimates = _estimates(path, start, tokens)
-    index = {entry_id: i for i, entry_id in enumerate(transcript.active_path)}
-    try:
-        cut = _choose_cut(path, start, boundary, index, estimates, cut_entry_id=cut_entry_id,
-                          manual=manual, keep=keep, explicit_keep=keep_recent_tokens is not None,
-                          rule=rule)
-    except PlanError as exc:
-        raise PlanError(f"{where}: {exc}") from None
-    first = cut.first_kept_index
-    history_end = cut.turn_start_index if cut.turn_start_index is not None else first
-    summarized = path[start:history_end]
-    prefix = path[history_end:first]
-    if not any(is_message_entry(e) for e in (*summarized, *prefix)):
-        raise PlanError(f"{where}: Nothing to compact: the whole region is kept ({cut.reason})")
-
     window = context_window_of(path, settings, transcript.header)
     reserve = settings.reserve_for(window)
-    summary_tokens = estimate_tokens_from_chars(len(previous.summary or "")) if previous is not None else 0
-    tokens_before = estimate_context_tokens(path[start:], estimates[start:], summary_tokens)
-    reported = tokens.reported_context if tokens is not None else None
-    context_tokens = reported if reported is not None else tokens_before
+    tokens_before = prep.tokens_before
+    # one truth: "context" is what the agent's own threshold check compares (the last valid
+    # usage plus estimates after it), with or without an exact token count
+    check = prep.threshold_tokens
+    context_tokens = check if check is not None else tokens_before
     threshold = settings.threshold(window)
     kept_tokens = sum(estimates[first:end])
     summary_budget = math.floor(0.8 * reserve)
-    prefix_budget = math.floor(0.5 * reserve) if cut.is_split_turn else 0
+    prefix_budget = math.floor(0.5 * reserve) if cut.is_split_turn and prefix else 0
 
-    messages = [(e, estimates[start + k]) for k, e in enumerate(summarized) if is_message_entry(e)]
+    messages = [(path[i], estimates[i]) for i in summarized_at if is_message_entry(path[i])]
     msg_entries = [e for e, _ in messages]
     msg_estimates = [t for _, t in messages]
     ratio = compute_adaptive_chunk_ratio(msg_estimates, window)
     chunk_max = max_chunk_tokens(window, ratio)
     return CompactionPlan(
-        should_compact=settings.should_compact(context_tokens, window),
+        should_compact=check is not None and settings.should_compact(check, window),
         context_tokens=context_tokens,
         context_window=window,
         threshold=threshold,
@@ -308,4 +364,9 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
         chunk_ratio=ratio,
         max_chunk_tokens=chunk_max,
         boundary_entry_id=boundary_entry.id if boundary_entry is not None else None,
+        file_agent=agent.agent,
+        file_agent_reason=agent.reason,
+        rule_note=rule_note(rule, agent.agent),
+        threshold_tokens=check,
+        keep_recent_applied=prep.keep_used,
     )

@@ -3,8 +3,8 @@
 A listing must stay quick with 100 MB files in it, so a session is summarized by a line
 scan: the header line for id and project, a newline count for entries, and only the lines
 that mention a compaction are parsed. Other agents' folders and quick scans are added
-through ``register_source`` (the Claude Code / Codex adapters do this), so this module
-does not need to know their layouts.
+through ``register_source`` (``agents`` for Claude Code and Codex, ``agent_scans`` for the
+rest), so this module does not need to know their layouts.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ __all__ = [
     "discover_sessions", "summarize_session_file", "classify_session_file",
     "read_session_store", "resolve_session_file", "SessionStore", "StoreRecord",
     "CompactionCheckpoint", "CheckpointPosition", "openclaw_state_dirs",
-    "load_plugin_sources", "PLUGIN_MODULES", "objects_mentioning",
+    "load_plugin_sources", "PLUGIN_MODULES", "objects_mentioning", "session_files",
+    "session_infos",
 ]
 
 _HEAD_BYTES = 1 << 20
@@ -64,10 +65,13 @@ class SessionInfo:
     kind: str = "primary"
     #: For a subagent's own file (Claude Code ``<session>/subagents/``): its parent session.
     parent_session_id: str | None = None
+    #: The title the agent gave the session (Crush, OpenCode, Amp, Continue, Gemini), if any.
+    title: str | None = None
 
 
-#: A quick scan: (path, format, first bytes) -> SessionInfo, or None to skip the file.
-Scanner = Callable[[Path, Format, bytes], "SessionInfo | None"]
+#: A quick scan: (path, format, first bytes) -> SessionInfo, or None to skip the file; a file
+#: holding several sessions (a database, an Aider history) gives one SessionInfo each.
+Scanner = Callable[[Path, Format, bytes], "SessionInfo | Sequence[SessionInfo] | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +204,7 @@ SOURCES: list[SessionSource] = [
 
 
 #: Modules that register more sources when imported (other agents' adapters).
-PLUGIN_MODULES = ("sessionlens.engine.sessions.agents",)
+PLUGIN_MODULES = ("sessionlens.engine.sessions.agents", "sessionlens.engine.sessions.agent_scans")
 _plugins_loaded = False
 
 
@@ -228,36 +232,46 @@ def load_plugin_sources() -> None:
 
 def default_session_dirs(home: Path | None = None,
                          env: Mapping[str, str] | None = None) -> list[Path]:
-    """Existing session folders of every registered agent, in a stable order."""
+    """Existing session folders (or files: a database, an Aider history) of every registered
+    agent, in a stable order."""
     load_plugin_sources()
     home = Path.home() if home is None else home
     env = os.environ if env is None else env
     out: list[Path] = []
     for source in SOURCES:
         for d in source.dirs(home, env):
-            if d.is_dir() and d not in out:
+            if d.exists() and d not in out:
                 out.append(d)
     return out
 
 
-def summarize_session_file(path: Path, kind: str = "primary") -> SessionInfo | None:
-    """A SessionInfo for one file, or None if it is not a transcript of a known format."""
+def session_infos(path: Path, kind: str = "primary") -> list[SessionInfo]:
+    """The sessions one file holds (none if it is not a transcript of a known format)."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(_HEAD_BYTES)
         fmt = sniff_format(head, str(path))
     except (OSError, LoadError):
-        return None
+        return []
     load_plugin_sources()
     for source in reversed(SOURCES):
         if fmt in source.formats:
-            info = source.scan(path, fmt, head)
-            if info is not None and info.kind != kind:
-                info = replace(info, kind=kind)
-            return info
+            try:
+                found = source.scan(path, fmt, head)
+            except (OSError, LoadError):
+                return []
+            infos = [found] if isinstance(found, SessionInfo) else list(found or [])
+            return [i if i.kind == kind else replace(i, kind=kind) for i in infos]
     st = path.stat()
-    return SessionInfo(path, _agent_of(path), None, fmt, _count_lines(path.read_bytes()),
-                       None, st.st_size, datetime.fromtimestamp(st.st_mtime, UTC), None, kind)
+    return [SessionInfo(path, _agent_of(path), None, fmt, _count_lines(path.read_bytes()),
+                        None, st.st_size, datetime.fromtimestamp(st.st_mtime, UTC), None, kind)]
+
+
+def summarize_session_file(path: Path, kind: str = "primary") -> SessionInfo | None:
+    """A SessionInfo for one file (its first session when it holds several), or None if it
+    is not a transcript of a known format."""
+    infos = session_infos(path, kind)
+    return infos[0] if infos else None
 
 
 def _walk(root: Path) -> list[Path]:
@@ -271,6 +285,30 @@ def _walk(root: Path) -> list[Path]:
     return found
 
 
+def session_files(dirs: Sequence[Path | str], *,
+                  kinds: frozenset[str] = frozenset({"primary"})) -> list[tuple[Path, str]]:
+    """(path, kind) of the files under ``dirs`` whose name makes them one of ``kinds``.
+
+    Nothing is opened: this is the walk ``discover_sessions`` summarizes, for callers (the
+    search index) that keep their own record of each file and only need the list.
+    """
+    seen: set[Path] = set()
+    out: list[tuple[Path, str]] = []
+    for d in dirs:
+        d = Path(d)
+        files = [d] if d.is_file() else _walk(d) if d.is_dir() else []
+        for f in files:
+            kind = classify_session_file(f.name)
+            if kind not in kinds:
+                continue
+            key = f.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append((f, kind))
+    return out
+
+
 def discover_sessions(dirs: Sequence[Path | str], *,
                       kinds: frozenset[str] = frozenset({"primary"})) -> list[SessionInfo]:
     """Sessions under ``dirs`` (files or folders, searched a few levels deep), newest first.
@@ -278,19 +316,8 @@ def discover_sessions(dirs: Sequence[Path | str], *,
     ``kinds`` selects which file kinds of §2.3 to list; archives such as
     ``"archive-reset"`` or ``"checkpoint"`` are left out unless asked for.
     """
-    seen: set[Path] = set()
     out: list[SessionInfo] = []
-    for d in dirs:
-        d = Path(d)
-        files = [d] if d.is_file() else _walk(d) if d.is_dir() else []
-        for f in files:
-            kind = classify_session_file(f.name)
-            key = f.resolve()
-            if kind not in kinds or key in seen:
-                continue
-            seen.add(key)
-            info = summarize_session_file(f, kind)
-            if info is not None:
-                out.append(info)
+    for f, kind in session_files(dirs, kinds=kinds):
+        out.extend(session_infos(f, kind))
     out.sort(key=lambda s: s.modified, reverse=True)
     return out

@@ -11,7 +11,7 @@ written into the summary and listed in ``warnings``: nothing is lost silently.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,12 +23,20 @@ from sessionlens.engine.errors import (
     SummarizationCancelled,
 )
 from sessionlens.engine.model import Entry, FileOps, Transcript
+from sessionlens.engine.secrets import Redactor, SecretNote
 
+from .outbound import (
+    EARLIER_SUMMARY_PLACEHOLDER,
+    OutboundPrompt,
+    plan_chunks,
+    plan_entries,
+    plan_redactor,
+    preview_prompts,
+    provider_keys,
+)
 from .prompts import (
     SYSTEM_PROMPT,
-    build_history_prompt,
     build_merge_prompt,
-    build_turn_prefix_prompt,
     cap_summary,
     check_template,
     file_ops_tags,
@@ -44,8 +52,8 @@ from .providers.base import (
     SummarySource,
 )
 from .providers.fallback import FallbackChain
+from .providers.offline_focus import parse_focus
 from .providers.retry import RetryPolicy
-from .serialize import serialize_entries
 from .staging import summarize_stretch
 
 if TYPE_CHECKING:
@@ -65,8 +73,8 @@ _CANCEL_POLL_S = 0.05
 class ProgressEvent:
     """One step of a run, for progress bars (GUI and CLI) and logs.
 
-    ``stage`` is one of: start, chunk, merge, turn_prefix, retry, fallback, omitted,
-    streaming, done. Token figures are running totals for the whole run.
+    ``stage`` is one of: start, chunk, merge, turn_prefix, retry, no_retry (a failed attempt
+    that is not tried again, and why), fallback, omitted, streaming, done. Token figures are running totals for the whole run.
     """
 
     stage: str
@@ -105,14 +113,24 @@ class SummaryResult:
     #: Entries that could not be summarized (named in the summary and in ``warnings``).
     omitted_entry_ids: tuple[str, ...] = ()
     is_split_turn: bool = False
+    #: Whether the focus instructions shaped the summary: True when the provider put
+    #: matching items first, False when nothing in the span matched them (the summary is
+    #: then unfocused, and ``warnings`` says so), None when unknown or no instructions.
+    focus_matched: bool | None = None
+    #: What was redacted from the requests (kind, stage, placeholder; never the values).
+    #: Empty when the run was told to send secrets.
+    redactions: tuple[SecretNote, ...] = ()
 
 
 class _Run:
     """State of one run: totals, warnings and the progress sink."""
 
     def __init__(self, chain: FallbackChain, on_progress: Callable[[ProgressEvent], None] | None,
-                 template: str, instructions: str, policy: str, custom: str) -> None:
+                 template: str, instructions: str, policy: str, custom: str,
+                 redactor: Redactor | None = None) -> None:
         self.chain = chain
+        #: Every request's text passes through it before it is sent (None: send as is).
+        self.redactor = redactor
         self.on_progress = on_progress
         self.template, self.instructions = template, instructions
         self.policy, self.custom = policy, custom
@@ -125,6 +143,7 @@ class _Run:
         self.omitted: list[str] = []
         self.position = (0, 0)
         self.reserved = 0
+        self.focus: list[bool] = []
 
     @property
     def context_window(self) -> int:
@@ -145,7 +164,11 @@ class _Run:
                    parts: Sequence[str] = (), notes: Sequence[str] = (), label: str = "") -> str:
         source = SummarySource(purpose, self.template, tuple(entries), previous, tuple(parts),
                                self.instructions, self.policy, tuple(notes), self.reserved)
-        request = CompletionRequest(SYSTEM_PROMPT, (ChatMessage("user", prompt),), max_tokens,
+        system = SYSTEM_PROMPT
+        if self.redactor is not None:  # the one place every outbound request passes
+            system = self.redactor.redact(system, label)
+            prompt = self.redactor.redact(prompt, label)
+        request = CompletionRequest(system, (ChatMessage("user", prompt),), max_tokens,
                                     self.chain.profile.temperature, source, label)
         estimate_in = (request.prompt_chars + 3) // 4
         self.sent += estimate_in
@@ -168,6 +191,9 @@ class _Run:
             self.emit("retry", f"{label}: attempt {attempt} failed ({exc}); retrying in "
                                f"{wait:.1f}s")
 
+        def on_give_up(attempt: int, exc: ProviderError, reason: str) -> None:
+            self.emit("no_retry", f"{label}: attempt {attempt} failed; not retried: {reason}")
+
         def on_fallback(name: str, exc: ProviderError, nxt: str) -> None:
             restart()
             self.warnings.append(f"{label}: provider {name} failed ({exc}); fell back to {nxt}")
@@ -175,7 +201,7 @@ class _Run:
 
         try:
             outcome = await self.chain.run(request, on_delta=on_delta, on_retry=on_retry,
-                                           on_fallback=on_fallback)
+                                           on_fallback=on_fallback, on_give_up=on_give_up)
         except ProviderError:
             self.attempts += 1
             raise
@@ -186,6 +212,8 @@ class _Run:
         self.sent += (done.usage.input_tokens or estimate_in) - estimate_in
         self.received += (done.usage.output_tokens or (len(done.text) + 3) // 4) - streamed[0] // 4
         self.provider, self.model = outcome.provider, done.model or self.model
+        if done.focus_matched is not None:
+            self.focus.append(done.focus_matched)
         text = done.text.strip()
         if not text:
             raise ProviderError(f"{outcome.provider} returned an empty summary for {label}",
@@ -216,23 +244,6 @@ async def _merge(run: _Run, partials: list[str], budget: int, depth: int = 0) ->
     return partials[-1]
 
 
-def _entries(transcript: Transcript, ids: Sequence[str]) -> list[Entry]:
-    out = []
-    for entry_id in ids:
-        entry = transcript.get(entry_id)
-        if entry is None:
-            raise PlanError(f"the plan names entry {entry_id!r}, which is not in "
-                            f"{transcript.path.name}; plan again on the loaded transcript")
-        out.append(entry)
-    return out
-
-
-def _plan_chunks(plan: CompactionPlan) -> list[tuple[str, ...]]:
-    """The history stretches in the order they are summarized (one stretch if unchunked)."""
-    return [tuple(c) for c in plan.chunks if c] or (
-        [tuple(plan.summarize_entry_ids)] if plan.summarize_entry_ids else [])
-
-
 def _as_chain(provider_or_chain: Provider | FallbackChain | Sequence[Provider],
               retry: RetryPolicy | None) -> FallbackChain:
     if isinstance(provider_or_chain, FallbackChain):
@@ -243,10 +254,22 @@ def _as_chain(provider_or_chain: Provider | FallbackChain | Sequence[Provider],
     return FallbackChain(list(provider_or_chain), retry)
 
 
+def _focus_outcome(run: _Run) -> bool | None:
+    """Did the focus instructions do anything? Only a provider that matched them knows."""
+    if not parse_focus(run.instructions) or not run.focus:
+        return None
+    if any(run.focus):
+        return True
+    run.warnings.append("the focus instructions matched nothing in the summarized entries, "
+                        "so the summary is not focused on them")
+    run.emit("done", run.warnings[-1])
+    return False
+
+
 async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) -> SummaryResult:
     budget = max(256, min(int(plan.summary_budget_tokens) or 13_107,
                           run.chain.profile.max_output_tokens))
-    chunks = _plan_chunks(plan)
+    chunks = plan_chunks(plan)
     oversized = frozenset(plan.oversized_entry_ids)
     suffix = file_ops_tags(plan.file_ops)
     split = bool(plan.is_split_turn and plan.turn_prefix_entry_ids)
@@ -257,7 +280,7 @@ async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) ->
         run.emit("turn_prefix", f"summarizing the {len(plan.turn_prefix_entry_ids)} entries "
                                 "of the split turn's start")
         prefix = await summarize_stretch(
-            run, "turn_prefix", _entries(transcript, plan.turn_prefix_entry_ids), None,
+            run, "turn_prefix", plan_entries(transcript, plan.turn_prefix_entry_ids), None,
             max(128, budget * 5 // 8), "turn prefix", oversized)
     run.reserved = len(suffix) + (len(prefix) + len(SPLIT_TURN_HEADER) if prefix else 0)
     summary = plan.previous_summary or None
@@ -265,7 +288,7 @@ async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) ->
     for i, chunk in enumerate(chunks, 1):
         run.position = (i, len(chunks))
         run.emit("chunk", f"summarizing chunk {i} of {len(chunks)} ({len(chunk)} entries)")
-        summary = await summarize_stretch(run, "history", _entries(transcript, chunk), summary,
+        summary = await summarize_stretch(run, "history", plan_entries(transcript, chunk), summary,
                                           budget, f"chunk {i}/{len(chunks)}", oversized)
         partials.append(summary)
     if len(partials) > 1:
@@ -278,6 +301,7 @@ async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) ->
     for note in run.warnings:  # omission notes must be in the text a reader keeps
         if note.startswith("[") and note not in body:
             body += "\n\n" + note
+    focus = _focus_outcome(run)
     text = cap_summary(body, suffix)
     if len(body) + len(suffix) > SUMMARY_MAX_CHARS:
         run.warnings.append(f"summary cut to {SUMMARY_MAX_CHARS} characters "
@@ -288,7 +312,8 @@ async def _summarize(transcript: Transcript, plan: CompactionPlan, run: _Run) ->
         run.stages, len(chunks), run.attempts, plan.file_ops, plan.first_kept_entry_id,
         int(plan.tokens_before), tuple(run.warnings), tuple(plan.summarize_entry_ids),
         tuple(plan.turn_prefix_entry_ids), tuple(dict.fromkeys(run.omitted)),
-        bool(plan.is_split_turn))
+        bool(plan.is_split_turn), focus,
+        run.redactor.notes() if run.redactor is not None else ())
 
 
 async def summarize_plan(
@@ -298,16 +323,30 @@ async def summarize_plan(
     custom_identifier_instructions: str = "",
     on_progress: Callable[[ProgressEvent], None] | None = None,
     cancel: CancelCheck | None = None, retry: RetryPolicy | None = None,
+    send_secrets: bool = False, keep_secrets: Collection[str] = (),
 ) -> SummaryResult:
     """Summarize what ``plan`` says to summarize; raises ProviderError subclasses on failure,
     ``SummarizationCancelled`` on a cancel (task cancel or ``cancel()`` turning true).
 
-    Nothing is written anywhere: persisting the result is a separate step.
+    Every request is redacted before it is sent (the secrets ``find_secrets`` sees and the
+    providers' own keys, with the placeholders ``preview_prompts`` shows), whichever
+    provider answers: a URL on this machine may still be a relay to a remote service.
+    ``keep_secrets`` are values the user chose to send as they are; ``send_secrets=True``
+    sends everything unredacted (an explicit opt-out). Nothing is written anywhere:
+    persisting the result is a separate step.
     """
     check_template(template)
     identifier_instructions(identifier_policy, custom_identifier_instructions)  # validates
-    run = _Run(_as_chain(provider_or_chain, retry), on_progress, template, instructions,
-               identifier_policy, custom_identifier_instructions)
+    chain = _as_chain(provider_or_chain, retry)
+    # the offline summarizer reads the entries themselves and never sends the prompt anywhere
+    offline = all(p.profile.kind == "offline" for p in chain.providers)
+    redactor = None if send_secrets or offline else plan_redactor(
+        transcript, plan, instructions=instructions, template=template,
+        identifier_policy=identifier_policy,
+        custom_identifier_instructions=custom_identifier_instructions,
+        keep_secrets=keep_secrets, known_values=provider_keys(chain.providers))
+    run = _Run(chain, on_progress, template, instructions, identifier_policy,
+               custom_identifier_instructions, redactor)
     if cancel is not None and cancel():
         raise SummarizationCancelled("summarization cancelled before it started")
     task = asyncio.ensure_future(_summarize(transcript, plan, run))
@@ -324,43 +363,3 @@ async def summarize_plan(
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         raise SummarizationCancelled("summarization cancelled") from exc
-
-
-#: Stands in for the summary of earlier chunks in a preview: only the model can write it.
-EARLIER_SUMMARY_PLACEHOLDER = "(the summary of the earlier chunks, as the model writes it)"
-
-
-@dataclass(frozen=True, slots=True)
-class OutboundPrompt:
-    """One request a run would send: its stage label, the system prompt and the user text."""
-
-    label: str
-    system: str
-    prompt: str
-
-    @property
-    def text(self) -> str:
-        return f"[system]\n{self.system}\n\n[user]\n{self.prompt}"
-
-
-def preview_prompts(transcript: Transcript, plan: CompactionPlan, *, instructions: str = "",
-                    template: str = "structured", identifier_policy: str = "strict",
-                    custom_identifier_instructions: str = "") -> tuple[OutboundPrompt, ...]:
-    """The first request of every stage a model provider would receive for ``plan``: one per
-    chunk, and the turn prefix. Later chunks carry a summary that does not exist yet; a
-    placeholder stands in for it. Shown (and scanned for secrets) before anything is sent."""
-    check_template(template)
-    kw = dict(instructions=instructions, identifier_policy=identifier_policy,
-              custom_identifiers=custom_identifier_instructions)
-    chunks = _plan_chunks(plan)
-    out: list[OutboundPrompt] = []
-    for i, chunk in enumerate(chunks, 1):
-        previous = plan.previous_summary if i == 1 else EARLIER_SUMMARY_PLACEHOLDER
-        prompt = build_history_prompt(serialize_entries(_entries(transcript, chunk)),
-                                      template=template, previous_summary=previous or None, **kw)
-        out.append(OutboundPrompt(f"chunk {i}/{len(chunks)}", SYSTEM_PROMPT, prompt))
-    if plan.is_split_turn and plan.turn_prefix_entry_ids:
-        prompt = build_turn_prefix_prompt(
-            serialize_entries(_entries(transcript, plan.turn_prefix_entry_ids)), **kw)
-        out.append(OutboundPrompt("turn prefix", SYSTEM_PROMPT, prompt))
-    return tuple(out)

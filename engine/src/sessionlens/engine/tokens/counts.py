@@ -5,7 +5,8 @@
 * **exact**: tiktoken over ``entry_count_text`` (offline data, see ``tokenizer``), each image
   charged ``EXACT_IMAGE_TOKENS``.
 * **estimate**: what the agent itself would have decided: pi's chars/4 and newest OpenClaw's
-  CJK/image-aware variant.
+  CJK/image-aware variant, and, for other agents with a rule of their own (Gemini CLI,
+  OpenCode), that rule (``agent_rules``).
 
 ``count_tokens`` does the I/O-free but CPU-heavy work once per (transcript, encoding) and caches
 it. The estimates come out of the same per-entry pass that builds the text to tokenize
@@ -22,9 +23,11 @@ from types import MappingProxyType
 from typing import Generic, TypeVar
 
 from sessionlens.engine.errors import LoadCancelled
+from sessionlens.engine.load.formats.catalog import FORMATS
 from sessionlens.engine.load.replay import BOUNDARY_TYPES, last_boundary
 from sessionlens.engine.model import Entry, Transcript
 
+from .agent_rules import agent_entry_tokens
 from .estimate import (
     CHARS_PER_TOKEN,
     EXACT_IMAGE_TOKENS,
@@ -42,7 +45,7 @@ from .tokenizer import ENCODING_NAMES, TextCounter, ensure_tiktoken_data, get_en
 __all__ = [
     "CHARS_PER_TOKEN", "ENCODING_NAMES", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS",
     "PI_IMAGE_CHARS", "ContextPoint", "EntryTokens", "EstimateRules", "TokenReport",
-    "context_series", "count_tokens", "ensure_tiktoken_data", "entry_count_text",
+    "entry_context_tokens", "context_series", "count_tokens", "ensure_tiktoken_data", "entry_count_text",
     "estimate_entry_tokens", "estimate_message_chars", "get_encoding", "reported_usage_entry",
 ]
 
@@ -83,6 +86,11 @@ class TokenReport:
     by_role: Mapping[str, int]
     #: Exact tokens over the whole file, by entry type.
     by_type: Mapping[str, int]
+    #: The agent's own estimating rule (``agent_rules``), None when it has none.
+    agent_rule: str | None = None
+    #: The context estimated by that rule (as ``estimate_context``), None without a rule:
+    #: the exact count is then the one to go by.
+    estimate_context_agent: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +231,15 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
 
     usage_entry = reported_usage_entry(transcript)
     ctx_ids = [item.entry_id for item in transcript.context]
+    entry_format = FORMATS.get(transcript.format)
+    rule = entry_format.token_rule if entry_format is not None else None
+    agent_context: int | None = None
+    if rule == "pi":
+        agent_context = _estimate_context(
+            transcript, usage_entry, {e.id: pi[i] for i, e in enumerate(entries)})
+    elif rule is not None:
+        agent_context = _estimate_context(
+            transcript, usage_entry, {e.id: agent_entry_tokens(e, rule) for e in entries})
     report = TokenReport(
         encoding=encoding,
         entries=MappingProxyType(per_entry),
@@ -236,9 +253,25 @@ def count_tokens(transcript: Transcript, encoding: str = "o200k_base", *,
         exact_total=sum(t.exact for t in per_entry.values()),
         by_role=MappingProxyType(dict(sorted(by_role.items()))),
         by_type=MappingProxyType(dict(sorted(by_type.items()))),
+        agent_rule=rule,
+        estimate_context_agent=agent_context,
     )
     _reports.put(transcript, report, encoding)
     return report
+
+
+#: Rows that replay as a message (pi ``getMessageFromEntry``).
+_CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
+
+
+def entry_context_tokens(entry: Entry, tokens: TokenReport | None = None) -> int:
+    """pi's estimate of what ``entry`` adds to the context: 0 for rows the model never sees
+    (metadata, compaction rows, excluded bash runs); the report's count when one is given."""
+    if entry.type not in _CONTEXT_ENTRY_TYPES or (
+            entry.message is not None and entry.message.exclude_from_context):
+        return 0
+    known = tokens.entries.get(entry.id) if tokens is not None else None
+    return known.estimate_pi if known is not None else estimate_entry_tokens(entry, "pi")
 
 
 def context_series(transcript: Transcript, report: TokenReport) -> tuple[ContextPoint, ...]:

@@ -1,16 +1,20 @@
-"""Per-message character estimates (pi and newest OpenClaw rules) and the text exact counts use.
+"""Per-message character estimates (pi and OpenClaw rules) and the text exact counts use.
 
 Pure, no I/O. Two estimators, because they disagree and both matter (transcript-format.md §3.2):
 
-* ``pi`` is what pi (and OpenClaw before it vendored pi) decides with: ``ceil(chars / 4)``;
-  user images are free, tool-result/custom images cost 4800 chars.
-* ``openclaw`` is the newest OpenClaw estimator: CJK and full-width code points weigh 4
-  chars, every image (user ones too) costs 2000 tokens, content blocks are joined with a
-  newline, an omission marker is charged for images, and ``excludeFromContext`` costs 0.
+* ``pi`` is what pi decides with (pi-coding-agent 0.58.3, ``core/compaction/compaction.js``
+  ``estimateTokens``): ``ceil(chars / 4)``; user images are free, tool-result/custom images
+  cost 4800 chars.
+* ``openclaw`` is OpenClaw's (openclaw 2026.9.6, agent-core ``compaction.ts``
+  ``estimateTokens``, chunk ``compaction-CAzwgOuQ.mjs``): characters are weighed by
+  ``estimateStringChars`` (``normalization-core/cjk-chars.ts``), every image (user ones too)
+  costs 2000 tokens, content blocks are joined with a newline, an omission marker is charged
+  for images, and ``excludeFromContext`` costs 0.
 
 Lengths are UTF-16 code units, because that is what JavaScript's ``.length`` counts: an
-emoji is 2 chars to pi, 1 to Python. The persisted-sender suffix newest OpenClaw charges on
-some user messages is not modelled (the loader keeps no ``__openclaw`` sender metadata).
+emoji is 2 chars to pi, 1 to Python. The persisted-sender suffix OpenClaw charges on user
+messages that carry ``__openclaw`` sender metadata is not modelled (the loader keeps no such
+metadata; none of the samples has it).
 """
 
 from __future__ import annotations
@@ -56,32 +60,52 @@ _OPENCLAW_IMAGE_CHARS = OPENCLAW_IMAGE_TOKENS * CHARS_PER_TOKEN
 _IMAGE_OMISSION = "[image data omitted from summary input]"
 _OMISSION_WRAPPER = "\n\n[Tool result]: "
 
-# Code points newest OpenClaw weighs as 4 chars (CJK, Hangul, Yi, full-width forms, ext. B+).
-_NON_LATIN = re.compile(
-    "[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\uff01-\uff60\uffe0-\uffe6"
-    "\U00020000-\U0002fa1f]")
-# Code points written as surrogate pairs starting D840..D87E (counted once, not twice).
-_CJK_ASTRAL = re.compile("[\U00020000-\U0002fbff]")
+# OpenClaw 2026.9.6 ``estimateStringChars``: each code point in these ranges adds the given
+# number of chars on top of its UTF-16 length (common CJK and Hangul +3, rare BMP ideographs
+# and Yi +11, spacing/width forms +7, two supplementary blocks +10 and +14; the astral ones
+# already count 2 UTF-16 units). Ranges and weights are the package's WEIGHTED_CJK_RANGES.
+_CJK_WEIGHTS: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = (
+    (3, ((0xB7, 0xB7), (0x3000, 0x319F), (0x4E00, 0x9FA5), (0xAC00, 0xD7AF),
+         (0xFF01, 0xFF60))),
+    (11, ((0x1100, 0x11FF), (0x2E80, 0x2FFF), (0x31A0, 0x4DFF), (0x9FA6, 0x9FFF),
+          (0xA000, 0xA4FF), (0xA700, 0xA707), (0xA960, 0xA97F), (0xD7B0, 0xD7FF),
+          (0xF900, 0xFAFF))),
+    (7, ((0x2C7, 0x2C7), (0x2C9, 0x2CB), (0x2D9, 0x2D9), (0x2EA, 0x2EB), (0x305, 0x305),
+         (0x323, 0x323), (0xFE10, 0xFE4F), (0xFF61, 0xFFDC), (0xFFE0, 0xFFE6))),
+    (10, ((0x1D360, 0x1D371),)),
+    (14, ((0x16FE0, 0x16FFF), (0x1AFF0, 0x1AFFF), (0x1B000, 0x1B16F), (0x1F200, 0x1F2FF),
+          (0x20000, 0x2FA1F), (0x30000, 0x3344F))),
+)
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]"
+
+
+_WEIGHTED = tuple((extra, re.compile(_char_class(ranges))) for extra, ranges in _CJK_WEIGHTS)
+_ANY_WEIGHTED = re.compile(_char_class(tuple(r for _, ranges in _CJK_WEIGHTS for r in ranges)))
 
 
 def utf16_len(text: str) -> int:
     """JavaScript's ``text.length``: code points above U+FFFF count twice."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def estimate_string_chars(text: str) -> int:
-    """Newest OpenClaw's ``estimateStringChars``: each non-Latin code point counts 4 chars."""
+    """OpenClaw's ``estimateStringChars``: UTF-16 length plus the CJK weights above."""
     if not text:
         return 0
     if text.isascii():
         return len(text)
-    non_latin = len(_NON_LATIN.findall(text))
-    length = utf16_len(text)
-    if non_latin:
-        length -= len(_CJK_ASTRAL.findall(text))
-    return length + non_latin * (CHARS_PER_TOKEN - 1)
+    chars = utf16_len(text)
+    if _ANY_WEIGHTED.search(text) is None:
+        return chars
+    for extra, pattern in _WEIGHTED:
+        found = pattern.findall(text)
+        if found:
+            chars += extra * len(found)
+    return chars
 
 
 def estimate_tokens_from_chars(chars: int) -> int:

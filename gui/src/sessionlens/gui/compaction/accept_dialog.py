@@ -1,10 +1,10 @@
 """Accept: say exactly which files a compaction will write before anything is written.
 
-The engine decides names at write time (a successor is ``<timestamp>_<new session id>.jsonl``,
-a checkpoint ``<session id>.checkpoint.<uuid>.jsonl``; it offers no dry run), so the list
-names the folder, the fixed parts and the placeholders, and the exact paths are shown after
-the write from the engine's ``WriteResult``. The store is the ``sessions.json`` the engine's
-``find_store`` finds beside the transcript.
+Everything shown is the engine's dry run of the write (``prepare_write``): the real file
+names (chosen before the write, then used by it), what each file will hold, the first kept
+entry the written file will carry and the tokens after measured on the result. A summary
+that failed its audit can be written only after ticking a box that names the failed checks,
+as ``--accept-failed-audit`` on the command line.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QLabel,
@@ -24,38 +25,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sessionlens.engine import CHECKPOINT_MARK, PersistError, find_store, require_writable
+from sessionlens.engine import FIGURE_LABELS, PersistError, require_writable
 
 if TYPE_CHECKING:
     from sessionlens.engine import Transcript, WriteMode
     from sessionlens.gui.compaction.run import RunRecord
 
-MODES = ("successor", "append")
+_KIND_TITLES = {"checkpoint": "Checkpoint", "successor": "Successor", "append": "Original",
+                "store": "Session store", "restored": "Restored transcript"}
 
 
 @dataclass(frozen=True, slots=True)
 class PlannedWrite:
-    """One file the write will create or change: checkpoint, successor, append or store."""
+    """One row of a write's file list: the kind of file, its path, what it will hold."""
 
     kind: str
     path: str
-    #: What the file will hold, in a sentence (shown beside the path).
     note: str = ""
-
-
-def planned_writes(transcript: Transcript, mode: WriteMode) -> tuple[PlannedWrite, ...]:
-    """What ``write_compaction(transcript, record, mode)`` will write, in write order."""
-    folder = transcript.path.absolute().parent
-    sid = transcript.session_id or transcript.path.stem
-    out = [PlannedWrite("checkpoint", str(folder / f"{sid}{CHECKPOINT_MARK}<uuid>.jsonl"))]
-    if mode == "successor":
-        out.append(PlannedWrite("successor", str(folder / "<timestamp>_<new session id>.jsonl")))
-    else:
-        out.append(PlannedWrite("append", str(transcript.path.absolute())))
-    store = find_store(folder)
-    if store is not None:
-        out.append(PlannedWrite("store", str(store)))
-    return tuple(out)
 
 
 def writable_problem(transcript: Transcript) -> str | None:
@@ -67,6 +53,19 @@ def writable_problem(transcript: Transcript) -> str | None:
     return None
 
 
+def fill_file_list(tree: QTreeWidget, rows: tuple[PlannedWrite, ...]) -> None:
+    """Show ``rows`` in a three-column list (also the Restore dialog's)."""
+    tree.clear()
+    for w in rows:
+        title = tree.tr(_KIND_TITLES.get(w.kind, w.kind))
+        item = QTreeWidgetItem([title, w.path, w.note])
+        item.setToolTip(1, w.path)
+        item.setToolTip(2, w.note)
+        tree.addTopLevelItem(item)
+    for col in (0, 1):
+        tree.resizeColumnToContents(col)
+
+
 class AcceptDialog(QDialog):
     """Choose successor or append, see the files, then Write (or Cancel: nothing written)."""
 
@@ -74,16 +73,10 @@ class AcceptDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Accept compaction: files to be written"))
-        self.resize(820, 420)
-        self._t = transcript
-        plan = record.plan
-        facts = QLabel(self.tr(
-            "Summary of %1 characters replacing %2 entries; first kept entry %3; about %4 → "
-            "%5 tokens.").replace("%1", f"{len(record.result.summary):,}").replace(
-            "%2", str(len(record.summarized_ids))).replace(
-            "%3", plan.first_kept_entry_id or self.tr("none (hard boundary)")).replace(
-            "%4", f"{int(plan.tokens_before):,}").replace("%5", f"{record.tokens_after:,}"))
-        facts.setWordWrap(True)
+        self.resize(900, 460)
+        self._t, self._record = transcript, record
+        self.facts = QLabel()
+        self.facts.setWordWrap(True)
         self.successor = QRadioButton(self.tr("Successor transcript (recommended): a new file; "
                                               "the original stays as it is"))
         self.append = QRadioButton(self.tr("Append to the original transcript (modifies it)"))
@@ -99,15 +92,22 @@ class AcceptDialog(QDialog):
         self.problem = QLabel()
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color:#cf222e;")
+        report = record.report
+        failed = [c.name for c in report.checks if not c.passed]
+        self.accept_failed = QCheckBox(self.tr(
+            "The audit FAILED (%1). Write this summary anyway.").replace("%1", ", ".join(failed)))
+        self.accept_failed.setVisible(not report.passed)
+        self.accept_failed.toggled.connect(lambda _on: self._refresh())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.write_button = buttons.addButton(self.tr("Write these files"),
                                               QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for w in (facts, self.successor, self.append):
+        for w in (self.facts, self.successor, self.append):
             layout.addWidget(w)
         layout.addWidget(self.files, 1)
+        layout.addWidget(self.accept_failed)
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
         self._refresh()
@@ -115,39 +115,37 @@ class AcceptDialog(QDialog):
     def mode(self) -> WriteMode:
         return "append" if self.append.isChecked() else "successor"
 
-    def planned(self) -> tuple[PlannedWrite, ...]:
-        return planned_writes(self._t, self.mode())
+    def failed_audit_accepted(self) -> bool:
+        return self._record.report.passed or self.accept_failed.isChecked()
 
-    def _describe(self, w: PlannedWrite) -> tuple[str, str]:
-        if w.kind == "checkpoint":
-            return self.tr("Checkpoint"), self.tr(
-                "new file: a copy of the transcript as it is now (Undo restores it)")
-        if w.kind == "successor":
-            return self.tr("Successor"), self.tr(
-                "new file: the kept entries and the new compaction; its header names %1 as "
-                "parent. The original is not modified.").replace("%1", self._t.path.name)
-        if w.kind == "append":
-            return self.tr("Original"), self.tr(
-                "the ORIGINAL transcript: the compaction entry is appended (the file is "
-                "rewritten atomically)")
-        if self.mode() == "successor":
-            return self.tr("Session store"), self.tr(
-                "updated: compaction count, a checkpoint record; sessionId and sessionFile "
-                "point at the successor")
-        return self.tr("Session store"), self.tr(
-            "updated: compaction count and a checkpoint record")
+    def planned(self) -> tuple[PlannedWrite, ...]:
+        prepared = self._record.write_plan(self.mode())
+        if prepared is None:
+            return ()
+        return tuple(PlannedWrite(f.kind, str(f.path), f.note) for f in prepared.files)
 
     def _refresh(self) -> None:
-        self.files.clear()
-        for w in self.planned():
-            title, note = self._describe(w)
-            item = QTreeWidgetItem([title, w.path, note])
-            item.setToolTip(1, w.path)
-            item.setToolTip(2, note)
-            self.files.addTopLevelItem(item)
-        for col in (0, 1):
-            self.files.resizeColumnToContents(col)
-        problem = writable_problem(self._t)
+        L = FIGURE_LABELS
+        prepared = self._record.write_plan(self.mode())
+        fig = self._record.figures
+        if prepared is not None:
+            self.facts.setText(self.tr(
+                "Summary of %1 characters for %2 %L1; %L2 %3 (as the file will hold it); "
+                "%L3 %4 → %L4 %5 (measured on the file to be written)").replace(
+                "%L1", L["entries_summarized"]).replace("%L2", L["first_kept_entry_id"]).replace(
+                "%L3", L["tokens_before"]).replace("%L4", L["tokens_after"]).replace(
+                "%1", f"{len(self._record.result.summary):,}").replace(
+                "%2", f"{fig.entries_summarized:,}").replace(
+                "%3", prepared.first_kept_entry_id).replace(
+                "%4", f"{prepared.tokens_before:,}").replace("%5", f"{prepared.tokens_after:,}"))
+        fill_file_list(self.files, self.planned())
+        why = self._record.write_plans.get(self.mode())
+        problem = why if isinstance(why, str) else (
+            None if why is not None else self.tr("The write is still being prepared."))
+        if problem is None and not self.failed_audit_accepted():
+            problem = self.tr("Nothing is written while the audit fails, unless you tick the "
+                              "box above.")
         self.problem.setText(problem or "")
         self.problem.setVisible(problem is not None)
         self.write_button.setEnabled(problem is None)
+        self.write_button.setToolTip(problem or "")

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sessionlens.engine import CHARS_PER_TOKEN, serialize_entries
+from sessionlens.engine import CHARS_PER_TOKEN, FIGURE_LABELS, serialize_entries
 from sessionlens.gui.compaction.audit_models import class_title
 from sessionlens.gui.compaction.diff_html import DISPLAY_LIMIT, marked_text, side_by_side
 
@@ -114,6 +114,7 @@ class CompareView(QWidget):
 
         controller.run_finished.connect(self._on_run)
         controller.audit_ready.connect(self._on_audit)
+        controller.writes_ready.connect(self._on_audit)
         controller.runs_changed.connect(self._fill_ab)
         controller.session.loaded.connect(lambda _t: self._fill_compactions())
         self._fill_compactions()
@@ -182,9 +183,11 @@ class CompareView(QWidget):
         diff = side_by_side(before, after, dark=dark)
         self.left.setHtml(diff.left_html)
         self.right.setHtml(diff.right_html)
-        text = self.tr("Tokens: about %1 before → %2 after compaction · this pair: %3 → %4 "
+        text = self.tr("%L1 %1 → %L2 %2 · this pair: %3 → %4 "
                        "tokens · lines +%5 −%6 ~%7").replace(
-            "%1", f"{int(rec.plan.tokens_before):,}").replace("%2", f"{rec.tokens_after:,}").replace(
+            "%L1", FIGURE_LABELS["tokens_before"]).replace(
+            "%L2", FIGURE_LABELS["tokens_after"]).replace(
+            "%1", f"{rec.figures.tokens_before:,}").replace("%2", f"{rec.tokens_after:,}").replace(
             "%3", f"{_tokens(before):,}").replace("%4", f"{_tokens(after):,}").replace(
             "%5", str(diff.added)).replace("%6", str(diff.removed)).replace("%7", str(diff.changed))
         if diff.identical and before:
@@ -212,9 +215,11 @@ class CompareView(QWidget):
         if report is None:
             text = self.tr("Auditing… kept and dropped specifics are marked when it is done.")
         else:
-            text = self.tr("Tokens: about %1 before → %2 after compaction · %3 of %4 specifics "
+            text = self.tr("%L1 %1 → %L2 %2 · %3 of %4 specifics "
                            "kept, %5 dropped").replace(
-                "%1", f"{int(rec.plan.tokens_before):,}").replace(
+                "%L1", FIGURE_LABELS["tokens_before"]).replace(
+                "%L2", FIGURE_LABELS["tokens_after"]).replace(
+                "%1", f"{rec.figures.tokens_before:,}").replace(
                 "%2", f"{rec.tokens_after:,}").replace(
                 "%3", str(len(report.entities) - len(dropped))).replace(
                 "%4", str(len(report.entities))).replace("%5", str(len(dropped)))
@@ -264,13 +269,14 @@ class CompareView(QWidget):
 
         add(self.tr("Provider / model"), lambda r: f"{r.result.provider} / {r.result.model}")
         add(self.tr("Instructions"), lambda r: r.options.instructions or self.tr("(none)"))
-        add(self.tr("Span"), lambda r: self.tr("%1 entries; keep recent %2; first kept %3")
-            .replace("%1", str(len(r.summarized_ids))).replace(
-                "%2", f"{r.options.keep_recent_tokens:,}").replace(
-                "%3", r.plan.first_kept_entry_id or "-"))
+        add(self.tr("Span"), lambda r: self.tr("%1 entries summarized; keep recent %2; first kept %3")
+            .replace("%1", f"{r.figures.entries_summarized:,}").replace(
+                "%2", f"{r.plan.keep_recent_tokens:,}").replace(
+                "%3", r.figures.first_kept_entry_id or "-"))
         add(self.tr("Template / policy"),
             lambda r: f"{r.options.template} / {r.options.identifier_policy}")
-        add(self.tr("Summary"), lambda r: self.tr("%1 chars, ~%2 tokens after").replace(
+        add(self.tr("Summary"), lambda r: self.tr("%1 chars, %L1 %2").replace(
+            "%L1", FIGURE_LABELS["tokens_after"]).replace(
             "%1", f"{len(r.result.summary):,}").replace("%2", f"{r.tokens_after:,}"))
         add(self.tr("Cost"), lambda r: "-" if r.result.usage.cost is None
             else f"${r.result.usage.cost:.4f}")

@@ -1,18 +1,18 @@
-"""CompactionController: plan, run, audit, accept, undo, export, for the compaction panels.
+"""CompactionController: run, audit, accept, undo, export, for the compaction panels.
 
-The LLM call is an asyncio task on the Qt loop (qasync), started through ``TaskRunner``;
-Cancel cancels that task at once and the run's late callbacks are ignored. Planning,
-auditing, writing and exporting are engine calls run on the task pool. The panels get this
-object injected and only call its methods and listen to its signals.
+It plans nothing of its own: the plan and its figures are the session's (one plan per
+load, made from settings resolved once), and the run is the engine's orchestrator,
+``run_compaction``: summarize, scrub, audit (on the task pool through ``TaskRunner.offload``)
+and the quality retries. After a run the engine's dry run of the write (``prepare_write``)
+gives the real file names and the tokens after that the Accept dialog shows;
+``write_prepared`` writes exactly that, refusing a failed audit unless the user confirmed it.
+The LLM call is an asyncio task on the Qt loop (qasync); Cancel cancels it at once and the
+run's late callbacks are ignored.
 
 Mounting: one call in the composition root (``app.build``), after the window exists::
 
-    from .compaction_mount import mount_compaction
+    from .compaction.mount import mount_compaction
     ctx.compaction = mount_compaction(window, controller, tasks, paths)
-
-which builds this controller (parented to the window), the Compaction, Compare and Audit
-tabs (``MainWindow.add_workbench_tab``), and connects the audit panel's ``entry_activated``
-to ``SessionController.select`` and the session's dragged cut to the planned cut.
 """
 
 from __future__ import annotations
@@ -25,22 +25,20 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from sessionlens.engine import (
-    PlanError,
+    WRITE_MODES,
+    PersistError,
     audit_compaction,
-    audit_summary,
     build_provider,
-    build_transcript,
     export_summary,
     make_bundle,
-    plan_compaction,
+    plan_rerun,
+    prepare_write,
     restore_checkpoint,
-    summarize_plan,
-    tokens_after,
-    write_compaction,
+    run_compaction,
+    write_prepared,
 )
 from sessionlens.gui.compaction.outbound import (
     OutboundPreview,
-    RedactingProvider,
     build_outbound_preview,
 )
 from sessionlens.gui.compaction.pool_provider import PoolProvider
@@ -53,14 +51,15 @@ if TYPE_CHECKING:
     import httpx
 
     from sessionlens.engine import (
-        AuditReport,
+        CompactionOutcome,
         CompactionPlan,
         ExportFormat,
+        Figures,
         ProgressEvent,
         RetryPolicy,
-        SummaryResult,
         Transcript,
         WriteMode,
+        WritePlan,
         WriteResult,
     )
     from sessionlens.gui.session_controller import SessionController
@@ -79,6 +78,7 @@ class CompactionController(QObject):
     run_failed = Signal(str)
     run_cancelled = Signal()
     audit_ready = Signal(object)       # RunRecord with its report
+    writes_ready = Signal(object)      # RunRecord with the engine's dry runs of the write
     accepted = Signal(object)          # WriteResult
     write_failed = Signal(str)
     undone = Signal(object)            # WriteResult of the restore
@@ -93,20 +93,18 @@ class CompactionController(QObject):
         super().__init__(parent)
         self._session, self._tasks = session, tasks
         self._client, self._retry = http_client, retry
-        self.plan: CompactionPlan | None = None
-        self.cut_entry_id: str | None = None
         self.options: RunOptions | None = None
         self.current: RunRecord | None = None
         #: The last two finished runs, oldest first (A/B).
         self.runs: deque[RunRecord] = deque(maxlen=2)
         self.last_write: WriteResult | None = None
+        #: The run the last write came from (Export works after Accept too).
+        self.accepted_record: RunRecord | None = None
         self._future: asyncio.Future[Any] | None = None
         self._run_id = 0
         self._numbers = 0
-        #: What the last plan request used (transcript, token report, settings, cut, options).
-        self._basis: tuple[Any, ...] | None = None
-        session.loaded.connect(self._on_session_loaded)
-        session.settled.connect(self._on_session_settled)
+        session.plan_ready.connect(self.plan_ready.emit)
+        session.plan_failed.connect(self.plan_failed.emit)
 
     # session --------------------------------------------------------------------------------
     @property
@@ -117,63 +115,34 @@ class CompactionController(QObject):
     def transcript(self) -> Transcript | None:
         return self._session.transcript
 
-    def _on_session_loaded(self, _t: object) -> None:
-        self.plan = None
-        self.cut_entry_id = None
+    @property
+    def plan(self) -> CompactionPlan | None:
+        """The session's plan (the one the token view shows): there is no second plan."""
+        return self._session.plan
 
-    def _on_session_settled(self) -> None:
-        # the session settles after each of its steps, including a re-plan for a dragged cut
-        # that ``set_cut_entry_id`` has already planned for: plan only when an input changed
-        if self.transcript is not None and self.options is not None and not self.is_running() \
-                and not self._planned_with_current_inputs():
-            self.request_plan(self.options)
+    @property
+    def figures(self) -> Figures | None:
+        return self._session.figures
 
-    def _planned_with_current_inputs(self) -> bool:
-        if self._basis is None:
-            return False
-        t, report, settings, cut, options = self._basis
-        view = self._session.tokens
-        return (t is self.transcript and report is (view.report if view is not None else None)
-                and settings == self._session.settings and cut == self.cut_entry_id
-                and options == self.options)
+    @property
+    def cut_entry_id(self) -> str | None:
+        """The cut the user chose (None: the automatic one); the session's, shared."""
+        return self._session.cut_entry_id
 
     def set_cut_entry_id(self, entry_id: str | None) -> None:
-        """The cut the user dragged in the token view (None: the automatic cut)."""
-        if entry_id != self.cut_entry_id:
-            self.cut_entry_id = entry_id
-            if self.options is not None:
-                self.request_plan(self.options)
+        """The cut the user dragged: the session plans it (once)."""
+        if entry_id != self._session.cut_entry_id:
+            self._session.set_cut(entry_id)
 
-    # planning ---------------------------------------------------------------------------------
-    def request_plan(self, options: RunOptions) -> None:
-        """Plan on the pool with the panel's keep-recent and reserve (latest request wins)."""
-        self.options = options
-        t = self.transcript
-        if t is None:
-            return
-        settings = dataclasses.replace(self._session.settings,
-                                       reserve_tokens=options.reserve_tokens,
-                                       keep_recent_tokens=options.keep_recent_tokens)
-        view = self._session.tokens
-        report = view.report if view is not None else None
-        cut = self.cut_entry_id
-        self._basis = (t, report, self._session.settings, cut, options)
-
-        def job(_p: Progress, _c: CancelCheck) -> CompactionPlan:
-            return plan_compaction(t, settings, tokens=report, cut_entry_id=cut,
-                                   keep_recent_tokens=options.keep_recent_tokens)
-
-        self._tasks.run(job, on_done=lambda p: self._on_planned(t, p),
-                        on_error=self._on_plan_error, group="compaction-plan")
-
-    def _on_planned(self, t: Transcript, plan: CompactionPlan) -> None:
-        if t is self.transcript:
-            self.plan = plan
-            self.plan_ready.emit(plan)
-
-    def _on_plan_error(self, exc: BaseException) -> None:
-        self.plan = None
-        self.plan_failed.emit(describe_error(exc))
+    def set_sizes(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
+        """Keep-recent and reserve from the panel: the session's settings, stored once."""
+        s, o = self._session.settings, self._session.overrides
+        keep = keep_recent_tokens if keep_recent_tokens != s.keep_recent_tokens else (
+            o.keep_recent_tokens)
+        reserve = reserve_tokens if reserve_tokens != s.reserve_tokens else o.reserve_tokens
+        if (keep, reserve) != (o.keep_recent_tokens, o.reserve_tokens):
+            self._session.apply_overrides(dataclasses.replace(
+                o, keep_recent_tokens=keep, reserve_tokens=reserve))
 
     # outbound preview --------------------------------------------------------------------------
     def prepare_outbound(self, options: RunOptions) -> None:
@@ -197,7 +166,7 @@ class CompactionController(QObject):
         return self._future is not None
 
     def run(self, options: RunOptions, *, keep_secrets: frozenset[str] = frozenset()) -> None:
-        """Summarize the current plan. Remote providers always get the redacting wrapper."""
+        """Summarize the current plan; the engine redacts every request except ``keep_secrets``."""
         t, plan = self.transcript, self.plan
         if t is None or plan is None:
             self.run_failed.emit(self.tr("There is no plan to run yet."))
@@ -209,19 +178,21 @@ class CompactionController(QObject):
         if self.is_running():
             return
         provider: Any = build_provider(options.profile, self._client)
-        wrapper = RedactingProvider(provider, keep) if options.is_remote else None
         if not options.is_remote:  # the offline summarizer is CPU work: keep it off the UI
             provider = PoolProvider(provider, self._tasks)
         self._run_id += 1
         run_id = self._run_id
-        coro = summarize_plan(
-            t, plan, wrapper or provider, instructions=options.instructions,
-            template=options.template, identifier_policy=options.identifier_policy,
-            custom_identifier_instructions=options.custom_identifiers,
-            on_progress=lambda e: self._on_event(run_id, e), retry=self._retry)
+        key = options.profile.read_key()
+        figures = self._session.figures if plan is self._session.plan else None
+        # the engine redacts every request to a model provider (the secrets the user chose
+        # in the preview to send as they are excepted) and scrubs the summary before it lands
+        coro = run_compaction(
+            t, plan, provider, dataclasses.replace(options.engine_options(), keep_secrets=keep),
+            on_progress=lambda e: self._on_event(run_id, e), retry=self._retry,
+            offload=self._tasks.offload, known_secrets=[key] if key else [])
         self.options = options
         self._future = self._tasks.start_coroutine(
-            coro, on_done=lambda r: self._on_summary(run_id, options, t, plan, r, wrapper, rerun),
+            coro, on_done=lambda o: self._on_outcome(run_id, options, t, o, figures, rerun),
             on_error=lambda e: self._on_run_error(run_id, e))
         self.run_started.emit(options)
 
@@ -245,43 +216,61 @@ class CompactionController(QObject):
         # a cancel bumps the run id first, so an error of the current run is a real failure
         self.run_failed.emit(describe_error(exc))
 
-    def _on_summary(self, run_id: int, options: RunOptions, t: Transcript, plan: CompactionPlan,
-                    result: SummaryResult, wrapper: RedactingProvider | None,
+    def _on_outcome(self, run_id: int, options: RunOptions, t: Transcript,
+                    outcome: CompactionOutcome, figures: Figures | None,
                     rerun: tuple[str, str | None, Any] | None) -> None:
         if run_id != self._run_id:
             return
         self._future = None
         self._numbers += 1
-        after = tokens_after(plan, result.summary)
-        record = RunRecord(self._numbers, options, t, plan, result, after,
-                           redactions=wrapper.redactions if wrapper is not None else 0)
+        if figures is None:  # a re-run plans on the file as it stood: its own figures
+            from sessionlens.engine import OpenedTranscript
+
+            opened = self._session.opened
+            assert opened is not None
+            figures = OpenedTranscript(t, opened.resolved).figures(outcome.plan)
+        record = RunRecord(self._numbers, options, t, outcome, figures,
+                           redactions=sum(n.count for n in outcome.result.redactions))
         if rerun is not None:
             record = dataclasses.replace(record, rerun_of=rerun[0], recorded_summary=rerun[1],
                                          recorded_report=rerun[2])
-        self.current = record
-        self.runs.append(record)
+        self._set_current(record)
         self.run_finished.emit(record)
+        self.audit_ready.emit(record)
         self.runs_changed.emit()
-        self._audit(record)
+        if rerun is None:
+            self._prepare_writes(record)
 
-    def _audit(self, record: RunRecord) -> None:
-        o = record.options
+    def _set_current(self, record: RunRecord) -> None:
+        replaced = self.current
+        self.current = record
+        kept = [r for r in self.runs if r is not replaced or replaced.number != record.number]
+        self.runs = deque((*kept, record) if record not in kept else kept, maxlen=2)
 
-        def job(_p: Progress, _c: CancelCheck) -> AuditReport:
-            return audit_summary(record.transcript, record.result.summary,
-                                 summarized_entry_ids=record.summarized_ids, template=o.template,
-                                 identifier_policy=o.identifier_policy,
-                                 custom_identifiers=o.custom_list)
+    def _prepare_writes(self, record: RunRecord) -> None:
+        """The engine's dry run for each write mode, off the UI thread."""
+        t, outcome = record.transcript, record.outcome
 
-        def done(report: AuditReport) -> None:
-            audited = dataclasses.replace(record, report=report)
-            if self.current is record:
-                self.current = audited
-            self.runs = deque((audited if r is record else r for r in self.runs), maxlen=2)
-            self.audit_ready.emit(audited)
-            self.runs_changed.emit()
+        def job(_p: Progress, _c: CancelCheck) -> dict[str, WritePlan | str]:
+            plans: dict[str, WritePlan | str] = {}
+            for mode in WRITE_MODES:
+                try:
+                    plans[mode] = prepare_write(t, outcome, mode)
+                except PersistError as exc:
+                    plans[mode] = describe_error(exc)
+            return plans
 
-        self._tasks.run(job, on_done=done, on_error=lambda e: self.run_failed.emit(describe_error(e)))
+        def done(plans: dict[str, WritePlan | str]) -> None:
+            if self.current is not None and self.current.number == record.number:
+                prepared = dataclasses.replace(self.current, write_plans=plans)
+                self.current = prepared
+                self.runs = deque((prepared if r.number == record.number else r
+                                   for r in self.runs), maxlen=2)
+                self.writes_ready.emit(prepared)
+                self.runs_changed.emit()
+
+        self._tasks.run(job, on_done=done, group="write-plan",
+                        on_error=lambda e: self.write_failed.emit(describe_error(e)))
 
     # re-running a recorded compaction --------------------------------------------------------------
     def rerun_compaction(self, compaction_id: str, options: RunOptions) -> None:
@@ -293,21 +282,11 @@ class CompactionController(QObject):
         t = self.transcript
         if t is None or self.is_running():
             return
-        settings = dataclasses.replace(self._session.settings,
-                                       reserve_tokens=options.reserve_tokens)
+        settings = self._session.settings
 
         def job(_p: Progress, _c: CancelCheck) -> tuple[Transcript, CompactionPlan, Any]:
             recorded = audit_compaction(t, compaction_id)  # raises for an unknown id
-            before = build_transcript(t.path, t.format, t.header,
-                                      t.entries[:t.index[compaction_id]], ())
-            first_kept = t.entry(compaction_id).first_kept_entry_id
-            cut = first_kept if first_kept in before.index else None  # else: hard boundary
-            try:
-                plan = plan_compaction(before, settings, cut_entry_id=cut, manual=cut is None)
-            except PlanError:  # the recorded cut lies before the region: summarize it all
-                if cut is None:
-                    raise
-                plan = plan_compaction(before, settings, manual=True)
+            before, plan = plan_rerun(t, compaction_id, settings)
             return before, plan, recorded
 
         def planned(out: tuple[Transcript, CompactionPlan, Any]) -> None:
@@ -323,23 +302,30 @@ class CompactionController(QObject):
         c = self.current
         return c is not None and c.rerun_of is None and c.transcript is self.transcript
 
-    def accept(self, mode: WriteMode) -> None:
-        """Write the current run through the engine, then open what it wrote."""
+    def accept(self, mode: WriteMode, *, accept_failed_audit: bool = False) -> None:
+        """Write what the engine's dry run for ``mode`` describes, then open what it wrote.
+
+        A failed audit is refused by the engine unless ``accept_failed_audit`` (the Accept
+        dialog asks for it explicitly, naming the failed checks)."""
         record = self.current
         if record is None or not self.can_accept():
             self.write_failed.emit(self.tr("Nothing to accept."))
             return
+        prepared = record.write_plans.get(mode)
+        if prepared is None or isinstance(prepared, str):
+            self.write_failed.emit(prepared or self.tr("The write is still being prepared."))
+            return
         t = record.transcript
 
         def job(_p: Progress, _c: CancelCheck) -> WriteResult:
-            written: WriteResult = write_compaction(t, record.record(), mode)
-            return written
+            return write_prepared(t, prepared, accept_failed_audit=accept_failed_audit)
 
-        self._tasks.run(job, on_done=self._on_written,
+        self._tasks.run(job, on_done=lambda r: self._on_written(record, r),
                         on_error=lambda e: self.write_failed.emit(describe_error(e)))
 
-    def _on_written(self, result: WriteResult) -> None:
+    def _on_written(self, record: RunRecord, result: WriteResult) -> None:
         self.last_write = result
+        self.accepted_record = record  # still exportable after the write
         self.current = None
         self.accepted.emit(result)
         target = result.successor_path or (self.transcript.path if self.transcript else None)
@@ -376,17 +362,21 @@ class CompactionController(QObject):
     # export ----------------------------------------------------------------------------------------
     def export(self, fmt: ExportFormat, out: Path, record: RunRecord | None = None) -> None:
         """Write the audited summary of ``record`` (default: the current run) as md/json/html."""
-        rec = record or self.current
-        if rec is None or rec.report is None:
+        rec = record or self.current or self.accepted_record
+        if rec is None:
             self.export_failed.emit(self.tr("Run and audit a summary first."))
             return
         report = rec.report
-        settings = {"keep_recent_tokens": rec.options.keep_recent_tokens,
-                    "reserve_tokens": rec.options.reserve_tokens,
-                    "context_window": rec.plan.context_window,
-                    "first_kept_entry_id": rec.plan.first_kept_entry_id,
-                    "tokens_before": rec.plan.tokens_before, "tokens_after": rec.tokens_after,
-                    "identifier_policy": rec.options.identifier_policy}
+        f, r = rec.figures, self._session.resolved
+        settings: dict[str, Any] = {
+            "context_window": f.context_window, "threshold": f.threshold,
+            "first_kept_entry_id": f.first_kept_entry_id, "tokens_before": f.tokens_before,
+            "tokens_after": rec.tokens_after, "entries_summarized": f.entries_summarized,
+            "identifier_policy": rec.options.identifier_policy}
+        if r is not None:
+            settings.update({"keep_recent_tokens": r.keep_recent_tokens.value,
+                             "reserve_tokens": r.reserve_tokens.value,
+                             "cut_rule": r.cut_rule.value})
 
         def job(_p: Progress, _c: CancelCheck) -> Path:
             bundle = make_bundle(rec.transcript, rec.result.summary, report,

@@ -55,8 +55,6 @@ def build_compaction(session: SessionController, tasks: TaskRunner, paths: AppPa
     compare = CompareView(comp, panel.options)
     audit = AuditPanel(comp)
     audit.entry_activated.connect(session.select)
-    # the token view's dragged cut (SessionController.set_cut) becomes the panel's planned cut
-    session.plan_ready.connect(lambda _plan: panel.set_cut_entry_id(session.cut_entry_id))
     return CompactionParts(comp, panel, compare, audit)
 
 

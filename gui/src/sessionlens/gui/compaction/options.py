@@ -1,8 +1,9 @@
 """The left half of the compaction panel: focus instructions and the run's options.
 
 Turns the widgets into one ``RunOptions`` (``options()``); remembers instructions and the last
-choices through ``CompactionPrefs``. ``changed`` fires (debounced) when keep-recent or
-reserve change, because those move the planned cut.
+choices through ``CompactionPrefs``. Keep-recent and reserve are not the panel's own: they
+show the session's resolved settings (``show_sizes``), and ``sizes_changed`` fires (debounced)
+when the user edits them, so the session re-plans once with the new values.
 """
 
 from __future__ import annotations
@@ -38,14 +39,14 @@ _REPLAN_MS = 300
 class CompactionOptionsForm(QWidget):
     """Focus instructions (with history), template, provider/model, policy, sizes."""
 
-    changed = Signal()
+    sizes_changed = Signal(int, int)  # keep recent, reserve
 
     def __init__(self, prefs: CompactionPrefs, profiles: Callable[[], list[ProviderProfile]],
                  defaults: CompactionSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._prefs, self._profiles = prefs, profiles
         self._debounce = QTimer(self, singleShot=True, interval=_REPLAN_MS)
-        self._debounce.timeout.connect(self.changed)
+        self._debounce.timeout.connect(self._emit_sizes)
         self.history = QComboBox()
         self.history.setPlaceholderText(self.tr("Earlier instructions…"))
         self.history.activated.connect(self._use_history)
@@ -69,8 +70,13 @@ class CompactionOptionsForm(QWidget):
                                     suffix=self.tr(" tokens"))
         self.reserve = QSpinBox(minimum=0, maximum=2_000_000, singleStep=1024,
                                 suffix=self.tr(" tokens"))
-        self.keep_recent.setValue(prefs.int_value("keep_recent", defaults.keep_recent_tokens))
-        self.reserve.setValue(prefs.int_value("reserve", defaults.reserve_tokens))
+        self.keep_recent.setToolTip(self.tr("0 = a hard boundary: nothing before the "
+                                            "compaction is kept"))
+        self.quality_retries = QSpinBox(minimum=0, maximum=3)
+        self.quality_retries.setToolTip(self.tr("Regenerate up to this many times when the "
+                                                "audit fails (the best attempt is kept)"))
+        self.quality_retries.setValue(prefs.int_value("quality_retries", 0))  # as compact
+        self.show_sizes(defaults)
         self.template.setCurrentText(prefs.value("template", "structured"))
         self.policy.setCurrentText(prefs.value("policy", "strict"))
         self.custom.setEnabled(self.policy.currentText() == "custom")
@@ -93,12 +99,24 @@ class CompactionOptionsForm(QWidget):
         sizes.addWidget(QLabel(self.tr("reserve")))
         sizes.addWidget(self.reserve, 1)
         form.addRow(self.tr("Keep recent"), sizes)
+        form.addRow(self.tr("Quality retries"), self.quality_retries)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(focus)
         layout.addWidget(opts)
         self.reload_history()
         self.reload_profiles()
+
+    def _emit_sizes(self) -> None:
+        self.sizes_changed.emit(self.keep_recent.value(), self.reserve.value())
+
+    def show_sizes(self, settings: CompactionSettings) -> None:
+        """Show the session's keep-recent and reserve (no re-plan: they are already in force)."""
+        for spin, value in ((self.keep_recent, settings.keep_recent_tokens),
+                            (self.reserve, settings.reserve_tokens)):
+            spin.blockSignals(True)
+            spin.setValue(value)
+            spin.blockSignals(False)
 
     @property
     def replan_pending(self) -> bool:
@@ -133,14 +151,14 @@ class CompactionOptionsForm(QWidget):
         return RunOptions(profile, self.instructions.toPlainText().strip(),
                           self.template.currentText(),
                           IDENTIFIER_POLICIES[max(0, self.policy.currentIndex())],
-                          self.custom.toPlainText(), self.keep_recent.value(), self.reserve.value())
+                          self.custom.toPlainText(), self.quality_retries.value())
 
     def remember(self, opts: RunOptions) -> None:
         """Keep the instructions in the history and the choices for next time."""
         self._prefs.remember(opts.instructions)
         for key, value in (("template", opts.template), ("policy", opts.identifier_policy),
-                           ("profile", opts.profile.name), ("keep_recent", opts.keep_recent_tokens),
-                           ("reserve", opts.reserve_tokens)):
+                           ("profile", opts.profile.name),
+                           ("quality_retries", opts.quality_retries)):
             self._prefs.set_value(key, value)
         self.reload_history()
 

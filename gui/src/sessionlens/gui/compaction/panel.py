@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sessionlens.engine import FIGURE_LABELS
 from sessionlens.gui.compaction.accept_dialog import AcceptDialog
 from sessionlens.gui.compaction.controller import CompactionController
 from sessionlens.gui.compaction.options import CompactionOptionsForm
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 #: (preview, parent) -> secrets to keep, or None when the user cancels.
 ConfirmOutbound = Callable[["OutboundPreview", QWidget], "frozenset[str] | None"]
 #: (record, transcript, parent) -> write mode, or None when the user cancels.
-ConfirmAccept = Callable[[RunRecord, "Transcript", QWidget], "WriteMode | None"]
+ConfirmAccept = Callable[[RunRecord, "Transcript", QWidget], "tuple[WriteMode, bool] | None"]
 #: (format, parent) -> where to export, or None.
 AskSavePath = Callable[[str, QWidget], "Path | None"]
 _FORMAT_NAMES: dict[ExportFormat, str] = {"md": "Markdown", "json": "JSON", "html": "HTML"}
@@ -63,9 +64,13 @@ def _dialog_outbound(preview: OutboundPreview, parent: QWidget) -> frozenset[str
     return dlg.keep_values() if dlg.exec() == OutboundPreviewDialog.DialogCode.Accepted else None
 
 
-def _dialog_accept(record: RunRecord, t: Transcript, parent: QWidget) -> WriteMode | None:
+def _dialog_accept(record: RunRecord, t: Transcript,
+                   parent: QWidget) -> tuple[WriteMode, bool] | None:
+    """(write mode, whether a failed audit was accepted explicitly), or None: cancelled."""
     dlg = AcceptDialog(record, t, parent)
-    return dlg.mode() if dlg.exec() == AcceptDialog.DialogCode.Accepted else None
+    if dlg.exec() != AcceptDialog.DialogCode.Accepted:
+        return None
+    return dlg.mode(), dlg.failed_audit_accepted()
 
 
 def _dialog_save(fmt: str, parent: QWidget) -> Path | None:
@@ -90,7 +95,9 @@ class CompactionPanel(QWidget):
         self._pending: RunOptions | None = None
         self._sized = False
         self.form = CompactionOptionsForm(prefs, profiles, controller.session.settings)
-        self.form.changed.connect(self.request_plan)
+        self.form.sizes_changed.connect(controller.set_sizes)
+        controller.session.settings_changed.connect(
+            lambda r: self.form.show_sizes(r.settings))
         # the form's widgets, named on the panel too (tests and screenshots use them)
         self.instructions, self.template = self.form.instructions, self.form.template
         self.provider, self.model, self.policy = self.form.provider, self.form.model, self.form.policy
@@ -126,7 +133,8 @@ class CompactionPanel(QWidget):
         self._layout()
         self._wire()
         self._update_buttons()
-        self.request_plan()
+        if controller.plan is not None:
+            self._on_plan(controller.plan)
 
     # layout ----------------------------------------------------------------------------------
     def _layout(self) -> None:
@@ -197,6 +205,7 @@ class CompactionPanel(QWidget):
         c.run_failed.connect(lambda m: self._stopped(self.tr("Failed: %1").replace("%1", m)))
         c.run_cancelled.connect(lambda: self._stopped(self.tr("Cancelled; nothing was written.")))
         c.audit_ready.connect(self._on_audit)
+        c.writes_ready.connect(self._on_audit)  # tokens after, now measured on the file
         c.accepted.connect(self._on_accepted)
         c.write_failed.connect(lambda m: self._set_status(self.tr("Not written: %1").replace("%1", m)))
         c.undone.connect(self._on_undone)
@@ -212,9 +221,6 @@ class CompactionPanel(QWidget):
     def set_cut_entry_id(self, entry_id: str | None) -> None:
         """Slot for the token view's cut line (None: automatic cut)."""
         self.c.set_cut_entry_id(entry_id)
-
-    def request_plan(self) -> None:
-        self.c.request_plan(self.options())
 
     # actions -----------------------------------------------------------------------------------
     def run(self) -> None:
@@ -241,10 +247,10 @@ class CompactionPanel(QWidget):
         record, t = self.c.current, self.c.transcript
         if record is None or t is None or not self.c.can_accept():
             return
-        mode = self._confirm_accept(record, t, self)
-        if mode is not None:
+        choice = self._confirm_accept(record, t, self)
+        if choice is not None:
             self._set_status(self.tr("Writing…"))
-            self.c.accept(mode)
+            self.c.accept(choice[0], accept_failed_audit=choice[1])
 
     def export(self, fmt: ExportFormat) -> None:
         path = self._ask_save_path(fmt, self)
@@ -253,17 +259,22 @@ class CompactionPanel(QWidget):
 
     # controller signals ----------------------------------------------------------------------------
     def _on_plan(self, plan: CompactionPlan) -> None:
-        kept = plan.first_kept_entry_id or self.tr("nothing (hard boundary)")
+        f = self.c.figures
+        if f is None:
+            return
+        L = FIGURE_LABELS
+        kept = f.first_kept_entry_id or self.tr("nothing (hard boundary)")
         text = self.tr(
-            "First kept entry: %1 · %2 entries summarized in %3 chunk(s)%4 · about %5 → %6 "
-            "tokens (window %7, threshold %8; %9)").replace("%1", kept).replace(
-            "%2", str(len(plan.summarize_entry_ids) + len(plan.turn_prefix_entry_ids))).replace(
+            "%L1: %1 · %2 %L2 in %3 chunk(s)%4 · %L3 %5 → %L4 %6 (%L5 %7, %L6 %8; %9)").replace(
+            "%L1", L["first_kept_entry_id"]).replace("%L2", L["entries_summarized"]).replace(
+            "%L3", L["tokens_before"]).replace("%L4", L["predicted_tokens_after"]).replace(
+            "%L5", L["context_window"]).replace("%L6", L["threshold"]).replace(
+            "%1", kept).replace("%2", f"{f.entries_summarized:,}").replace(
             "%3", str(len(plan.chunks))).replace(
             "%4", self.tr(", split turn") if plan.is_split_turn else "").replace(
-            "%5", f"{int(plan.tokens_before):,}").replace(
-            "%6", f"{int(plan.predicted_tokens_after):,}").replace(
-            "%7", f"{plan.context_window:,}").replace("%8", f"{plan.threshold:,}").replace(
-            "%9", self.tr("over: compaction due") if plan.should_compact
+            "%5", f"{f.tokens_before:,}").replace("%6", f"{f.predicted_tokens_after:,}").replace(
+            "%7", f"{f.context_window:,}").replace("%8", f"{f.threshold:,}").replace(
+            "%9", self.tr("over: compaction due") if f.should_compact
             else self.tr("below: compaction not due yet"))
         self.cut_label.setText(text + "\n" + self.tr("Why here: %1").replace("%1", plan.cut_reason))
         self._update_buttons()
@@ -288,6 +299,7 @@ class CompactionPanel(QWidget):
         names = {"start": self.tr("Starting"), "chunk": self.tr("Summarizing"),
                  "streaming": self.tr("Receiving"), "merge": self.tr("Merging"),
                  "turn_prefix": self.tr("Split turn"), "retry": self.tr("Retrying"),
+                 "no_retry": self.tr("Not retried"),
                  "fallback": self.tr("Falling back"), "omitted": self.tr("Left out"),
                  "done": self.tr("Done")}
         self.stage.setText(f"{names.get(e.stage, e.stage)}: {e.message}" if e.message
@@ -302,10 +314,12 @@ class CompactionPanel(QWidget):
         self.summary.setPlainText(record.result.summary)
         extra = self.tr("; %1 secret(s) redacted on the way out").replace(
             "%1", str(record.redactions)) if record.redactions else ""
-        self._set_status(self.tr("Summary ready (%1 characters; about %2 → %3 tokens)%4. "
-                                 "Auditing…").replace("%1", f"{len(record.result.summary):,}")
-                         .replace("%2", f"{int(record.plan.tokens_before):,}")
-                         .replace("%3", f"{record.tokens_after:,}").replace("%4", extra))
+        self._set_status(self.tr("Summary ready (%1 characters; %L1 %2 → %L2 %3)%4.").replace(
+            "%L1", FIGURE_LABELS["tokens_before"]).replace(
+            "%L2", FIGURE_LABELS["tokens_after"]).replace(
+            "%1", f"{len(record.result.summary):,}").replace(
+            "%2", f"{record.figures.tokens_before:,}").replace(
+            "%3", f"{record.tokens_after:,}").replace("%4", extra))
         self._update_buttons()
 
     def _on_audit(self, record: RunRecord) -> None:
@@ -316,9 +330,14 @@ class CompactionPanel(QWidget):
         note = (self.tr("Re-run of compaction %1: compare it with the recorded summary in the "
                         "Compare tab.").replace("%1", record.rerun_of) if record.rerun_of
                 else self.tr("Review Compare and Audit, then Accept or Discard."))
-        self._set_status(self.tr("Audit %1 (%2 of %3 checks, %4 dropped). ").replace(
-            "%1", verdict).replace("%2", str(report.checks_passed)).replace(
-            "%3", str(len(report.checks))).replace("%4", str(len(report.dropped))) + note)
+        self._set_status(self.tr("Audit %1 (%2 of %3 checks, %4 dropped) · %L1 %5 → %L2 %6. ")
+                         .replace("%L1", FIGURE_LABELS["tokens_before"]).replace(
+                             "%L2", FIGURE_LABELS["tokens_after"]).replace(
+                             "%1", verdict).replace("%2", str(report.checks_passed)).replace(
+                             "%3", str(len(report.checks))).replace(
+                             "%4", str(len(report.dropped))).replace(
+                             "%5", f"{record.figures.tokens_before:,}").replace(
+                             "%6", f"{record.tokens_after:,}") + note)
         self._update_buttons()
 
     def _on_accepted(self, result: WriteResult) -> None:
@@ -354,7 +373,8 @@ class CompactionPanel(QWidget):
         audited = c.current is not None and c.current.report is not None
         self.run_button.setEnabled(not running and c.plan is not None)
         self.cancel_button.setEnabled(running)
-        self.accept_button.setEnabled(not running and audited and c.can_accept())
+        prepared = c.current is not None and bool(c.current.write_plans)
+        self.accept_button.setEnabled(not running and audited and prepared and c.can_accept())
         self.discard_button.setEnabled(not running and c.current is not None)
         self.undo_button.setEnabled(not running and c.last_write is not None)
         for b in self.export_buttons.values():

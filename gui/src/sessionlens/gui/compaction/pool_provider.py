@@ -10,7 +10,7 @@ drops the job's result; the job itself cannot be interrupted, only ignored.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sessionlens.engine import (
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
         Provider,
         ProviderProfile,
     )
-    from sessionlens.gui.tasks import CancelCheck, Progress, TaskRunner
+    from sessionlens.gui.tasks import TaskRunner
 
 
 class PoolProvider:
@@ -35,26 +35,7 @@ class PoolProvider:
 
     async def complete(self, request: CompletionRequest, *,
                        on_delta: DeltaCallback | None = None) -> Completion:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-
-        def job(_p: Progress, _c: CancelCheck) -> Completion:
-            return asyncio.run(self._inner.complete(request))
-
-        def done(result: Completion) -> None:
-            if not future.done():
-                future.set_result(result)
-
-        def failed(exc: BaseException) -> None:
-            if not future.done():
-                future.set_exception(exc)
-
-        handle = self._tasks.run(job, on_done=done, on_error=failed)
-        try:
-            completion: Completion = await future
-        except asyncio.CancelledError:
-            handle.cancel()
-            raise
+        completion = await self._tasks.offload(lambda: asyncio.run(self._inner.complete(request)))
         if on_delta is not None:
             on_delta(completion.text)
         return completion

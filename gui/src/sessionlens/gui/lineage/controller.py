@@ -23,12 +23,15 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from sessionlens.engine import (
+    PersistError,
+    RestorePlan,
     analyze_drift,
     branch_outline,
     build_chain,
     build_lineage,
     compare_points,
     load_transcript,
+    plan_restore,
     point_transcript,
     restore_checkpoint,
 )
@@ -112,7 +115,7 @@ class LineageController(QObject):
     lineage_ready = Signal(object)     # LineageResult
     outline_ready = Signal(object)     # OutlineResult
     compare_ready = Signal(object)     # CompareResult
-    restore_ready = Signal(object, object)  # LineageNode, its loaded Transcript
+    restore_ready = Signal(object, object)  # LineageNode, RestorePlan (or why it cannot be)
     restored = Signal(object)          # WriteResult
     failed = Signal(str)
 
@@ -122,6 +125,8 @@ class LineageController(QObject):
         self._session, self._tasks = session, tasks
         self.cache = TranscriptCache()
         self.result: LineageResult | None = None
+        #: The engine's dry run of the restore the user is being asked about.
+        self.restore_plan: RestorePlan | None = None
         self.outline: OutlineResult | None = None
         self._pending_entry: tuple[Path, str] | None = None
         #: False while the lineage panel is hidden: building waits until it is shown, so
@@ -229,18 +234,24 @@ class LineageController(QObject):
 
     # restoring --------------------------------------------------------------------------------
     def prepare_restore(self, node: LineageNode) -> None:
-        """Load the file a restore would copy (the dialog shows it and checks it is writable)."""
+        """The engine's dry run of the restore (the dialog shows its real file name)."""
         source = node.path
         if source is None:
             self.failed.emit(self.tr("This point has no file to restore from."))
             return
-        cache = self.cache
 
-        def job(_r: Progress, _c: CancelCheck) -> Transcript:
-            return cache.load(source)
+        def job(_r: Progress, _c: CancelCheck) -> RestorePlan | str:
+            try:
+                return plan_restore(source)
+            except PersistError as exc:
+                return describe_error(exc)
 
-        self._tasks.run(job, on_done=lambda t: self.restore_ready.emit(node, t),
+        self._tasks.run(job, on_done=lambda plan: self._on_restore_planned(node, plan),
                         on_error=self._on_error, group="lineage-restore")
+
+    def _on_restore_planned(self, node: LineageNode, plan: RestorePlan | str) -> None:
+        self.restore_plan = plan if not isinstance(plan, str) else None
+        self.restore_ready.emit(node, plan)
 
     def restore(self, node: LineageNode) -> None:
         """Fork ``node``'s file into a new transcript beside it (after the user confirmed)."""
@@ -249,8 +260,11 @@ class LineageController(QObject):
             self.failed.emit(self.tr("This point has no file to restore from."))
             return
 
+        planned = self.restore_plan if self.restore_plan is not None and (
+            self.restore_plan.source == source.absolute()) else None
+
         def job(_r: Progress, _c: CancelCheck) -> WriteResult:
-            return restore_checkpoint(source)
+            return restore_checkpoint(source, planned=planned)
 
         self._tasks.run(job, on_done=self._on_restored, on_error=self._on_error,
                         group="lineage-restore")

@@ -1,11 +1,10 @@
 """Restore / branch from a checkpoint: say which file will be written before writing it.
 
-Same shape and safety as Accept (``accept_dialog``): the engine's ``restore_checkpoint``
-writes one NEW file beside the source (``<timestamp>_<new session id>.jsonl``, named at
-write time, created exclusively and atomically), copies the source's entries with the same
-ids, and names the source as ``parentSession``; nothing existing is modified and the session
-store is not touched. The dialog lists exactly that, refuses sources the engine would
-refuse (Claude Code / Codex files), and the exact path is shown after the write.
+Same shape and safety as Accept (``compaction.accept_dialog``): everything shown is the
+engine's dry run (``plan_restore``): the one NEW file, with the real name the restore will
+use, holding the source's entries with the same ids and naming the source as
+``parentSession``; nothing existing is modified. A source the engine would refuse (a Claude
+Code or Codex file, an empty checkpoint) shows the engine's reason and cannot be written.
 """
 
 from __future__ import annotations
@@ -17,67 +16,58 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QLabel,
     QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from sessionlens.gui.compaction.accept_dialog import PlannedWrite, writable_problem
+from sessionlens.gui.compaction.accept_dialog import PlannedWrite, fill_file_list
 
 if TYPE_CHECKING:
-    from sessionlens.engine import LineageNode, Transcript
+    from sessionlens.engine import LineageNode, RestorePlan
 
 
-def planned_restore(node: LineageNode, source: Transcript) -> tuple[PlannedWrite, ...]:
-    """What ``restore_checkpoint(node.path)`` will write: one new file, nothing else."""
-    folder = source.path.absolute().parent
-    leaf = source.leaf_id or "—"
+def planned_restore(plan: RestorePlan) -> tuple[PlannedWrite, ...]:
+    """The dry run as the dialog's one row: the new file and what it will hold."""
+    leaf = plan.leaf_id or "—"
+    store = (f" {plan.store_path.name} will point at it." if plan.store_path is not None
+             else " sessions.json is not changed.")
     return (PlannedWrite(
-        "restored transcript", str(folder / "<timestamp>_<new session id>.jsonl"),
-        f"new file: the {len(source.entries):,} entries of {source.path.name} (same ids; "
-        f"leaf {leaf}); its header names {source.path.name} as parentSession. "
-        f"{node.path.name if node.path else ''} and every other file stay as they are; "
-        "sessions.json is not changed."),)
+        "restored", str(plan.target),
+        f"new file: the {plan.entries:,} entries of {plan.source.name} (same ids; leaf "
+        f"{leaf}); its header names {plan.source.name} as parentSession. Every existing "
+        f"file stays as it is.{store}"),)
 
 
 class RestoreDialog(QDialog):
     """Lists the file a restore will create; Write or Cancel (nothing written)."""
 
-    def __init__(self, node: LineageNode, source: Transcript,
+    def __init__(self, node: LineageNode, plan: RestorePlan | str,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Restore from %1: file to be written").replace(
             "%1", node.title))
-        self.resize(820, 300)
+        self.resize(860, 300)
         what = self.tr("checkpoint") if node.kind == "checkpoint" else self.tr("transcript")
+        leaf = plan.leaf_id if not isinstance(plan, str) else None
         facts = QLabel(self.tr("Branch a new transcript from this %1, as it stood at entry "
                                "%2. Open it afterwards to continue from there.")
-                       .replace("%1", what).replace("%2", source.leaf_id or "—"))
+                       .replace("%1", what).replace("%2", leaf or "—"))
         facts.setWordWrap(True)
         self.files = QTreeWidget()
         self.files.setHeaderLabels([self.tr("File"), self.tr("Path"), self.tr("What")])
         self.files.setRootIsDecorated(False)
         self.files.setWordWrap(True)
-        self.planned = planned_restore(node, source)
-        for w in self.planned:
-            item = QTreeWidgetItem([self.tr(w.kind), w.path, self.tr(w.note)])
-            item.setToolTip(1, w.path)
-            item.setToolTip(2, w.note)
-            self.files.addTopLevelItem(item)
-        for col in (0, 1):
-            self.files.resizeColumnToContents(col)
-        self.problem = QLabel()
+        self.planned = () if isinstance(plan, str) else planned_restore(plan)
+        fill_file_list(self.files, self.planned)
+        self.problem = QLabel(plan if isinstance(plan, str) else "")
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color:#cf222e;")
-        problem = writable_problem(source)
-        if problem is None and not source.entries:
-            problem = self.tr("The checkpoint holds no entries to restore.")
-        self.problem.setText(problem or "")
-        self.problem.setVisible(problem is not None)
+        self.problem.setVisible(isinstance(plan, str))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.write_button = buttons.addButton(self.tr("Write this file"),
                                               QDialogButtonBox.ButtonRole.AcceptRole)
-        self.write_button.setEnabled(problem is None)
+        self.write_button.setEnabled(not isinstance(plan, str))
+        self.write_button.setToolTip(plan if isinstance(plan, str) else "")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

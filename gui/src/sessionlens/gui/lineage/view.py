@@ -35,14 +35,15 @@ from .graph import LineageGraphView
 from .restore_dialog import RestoreDialog
 
 if TYPE_CHECKING:
-    from sessionlens.engine import LineageNode, Transcript, WriteResult
+    from sessionlens.engine import LineageNode, RestorePlan, WriteResult
     from sessionlens.gui.lineage.controller import CompareResult, LineageController, LineageResult
 
-ConfirmRestore = Callable[["LineageNode", "Transcript", QWidget], bool]
+ConfirmRestore = Callable[["LineageNode", "RestorePlan | str", QWidget], bool]
 
 
-def ask_restore(node: LineageNode, source: Transcript, parent: QWidget) -> bool:
-    return RestoreDialog(node, source, parent).exec() == QDialog.DialogCode.Accepted
+def ask_restore(node: LineageNode, plan: RestorePlan | str, parent: QWidget) -> bool:
+    """The dialog on the engine's dry run (or on why the restore cannot be done)."""
+    return RestoreDialog(node, plan, parent).exec() == QDialog.DialogCode.Accepted
 
 
 class LineagePanel(QWidget):
@@ -183,8 +184,8 @@ class LineagePanel(QWidget):
             self.status.setText(self.tr("Reading %1…").replace("%1", node.path.name))
             self._c.prepare_restore(node)
 
-    def _on_restore_ready(self, node: LineageNode, source: Transcript) -> None:
-        if self.confirm_restore(node, source, self):
+    def _on_restore_ready(self, node: LineageNode, plan: RestorePlan | str) -> None:
+        if self.confirm_restore(node, plan, self) and not isinstance(plan, str):
             self.status.setText(self.tr("Writing…"))
             self._c.restore(node)
         else:

@@ -29,7 +29,11 @@ def group_key(info: SessionInfo) -> str:
 
 
 def session_label(info: SessionInfo) -> str:
-    """Short name for a session row: its id's first block (the full path is the tooltip)."""
+    """Short name for a session row: the agent's title for it when it gave one, else its id's
+    first block (the full path is the tooltip)."""
+    title = getattr(info, "title", None)
+    if title:
+        return str(title if len(title) <= 48 else title[:47] + "\u2026")
     sid = info.session_id or info.path.stem
     return str(sid.split("-")[0] if len(sid) > 12 else sid)
 
@@ -130,7 +134,8 @@ class SessionTreeModel(QAbstractItemModel):
         if role == ItemRole:
             return s
         if role == FilterRole:
-            return f"{s.session_id} {s.path} {s.agent} {getattr(s, 'project', '')}"
+            return (f"{s.session_id} {s.path} {s.agent} {getattr(s, 'project', '')} "
+                    f"{getattr(s, 'title', '') or ''}")
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{s.path}\n{self.tr('modified')} {s.modified}"
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (1, 2, 3):

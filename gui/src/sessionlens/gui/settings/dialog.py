@@ -6,7 +6,6 @@ for a key unless the OS keyring is available, and then it goes straight to the k
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
@@ -25,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sessionlens.engine import PROVIDER_KINDS
+from sessionlens.engine import PROVIDER_KINDS, Overrides
 from sessionlens.gui.prefs import ENCODINGS, THEMES, Theme
 from sessionlens.gui.settings.profiles import keyring_available, store_key_in_keyring
 
@@ -48,15 +47,26 @@ def _spin(lo: int, hi: int, value: int, special: str = "") -> QSpinBox:
 class SettingsDialog(QDialog):
     """Edits copies of the settings; the caller applies ``result_*`` after accept."""
 
-    def __init__(self, settings: CompactionSettings, encoding: str, theme: Theme,
-                 profiles: list[ProviderProfile], parent: QWidget | None = None) -> None:
+    def __init__(self, overrides: Overrides, settings: CompactionSettings, encoding: str,
+                 theme: Theme, profiles: list[ProviderProfile],
+                 parent: QWidget | None = None) -> None:
+        """``overrides`` are the user's own values; ``settings`` the resolved ones shown for
+        what the user has not set. A value left as shown stays unset (it keeps following the
+        config and the model), so its source is not silently turned into "app settings"."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
-        self._settings = settings
+        self._overrides = overrides
         self._profiles = list(profiles)
-        self.window_box = _spin(0, 10_000_000, settings.context_window or 0, self.tr("from the model"))
-        self.reserve_box = _spin(0, 1_000_000, settings.reserve_tokens)
-        self.keep_box = _spin(0, 1_000_000, settings.keep_recent_tokens)
+        self._shown = (overrides.context_window or 0,
+                       overrides.reserve_tokens if overrides.reserve_tokens is not None
+                       else settings.reserve_tokens,
+                       overrides.keep_recent_tokens if overrides.keep_recent_tokens is not None
+                       else settings.keep_recent_tokens)
+        self.window_box = _spin(0, 10_000_000, self._shown[0], self.tr("from the model"))
+        self.reserve_box = _spin(0, 1_000_000, self._shown[1])
+        self.keep_box = _spin(0, 1_000_000, self._shown[2])
+        self.keep_box.setToolTip(self.tr("0 = a hard boundary: nothing before the compaction "
+                                         "is kept"))
         self.encoding_box = QComboBox()
         self.encoding_box.addItems(list(ENCODINGS))
         self.encoding_box.setCurrentText(encoding)
@@ -149,10 +159,18 @@ class SettingsDialog(QDialog):
             store_key_in_keyring(name, key)
 
     # results ---------------------------------------------------------------------------------
-    def result_settings(self) -> CompactionSettings:
-        return dataclasses.replace(self._settings, context_window=self.window_box.value() or None,
-                                   reserve_tokens=self.reserve_box.value(),
-                                   keep_recent_tokens=self.keep_box.value())
+    def result_overrides(self) -> Overrides:
+        """The user's values: unchanged boxes keep what the user had set (or nothing)."""
+        o = self._overrides
+
+        def pick(box: QSpinBox, shown: int, before: int | None) -> int | None:
+            return box.value() if box.value() != shown else before
+
+        return Overrides(context_window=self.window_box.value() or None,
+                         reserve_tokens=pick(self.reserve_box, self._shown[1], o.reserve_tokens),
+                         keep_recent_tokens=pick(self.keep_box, self._shown[2],
+                                                 o.keep_recent_tokens),
+                         origin="app settings")
 
     def result_encoding(self) -> str:
         return self.encoding_box.currentText()

@@ -2,7 +2,8 @@
 
 A profile names an endpoint, a model and the *environment variable* that holds its key;
 the key itself is never written to this file (or any other). When the optional ``keyring``
-package is installed, keys can live in the OS keyring instead, looked up by profile name.
+package is installed, keys can live in the OS keyring instead, stored and read back by the
+engine under the profile's name (``store_api_key``; every provider reads it from there).
 """
 
 from __future__ import annotations
@@ -12,9 +13,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sessionlens.engine import OFFLINE_PROFILE, ProviderProfile, atomic_write_text
+from sessionlens.engine import (
+    OFFLINE_PROFILE,
+    ProviderProfile,
+    atomic_write_text,
+    keyring_available,
+    store_api_key,
+)
 
-KEYRING_SERVICE = "SessionLens"
+__all__ = ["keyring_available", "load_profiles", "save_profiles", "store_key_in_keyring"]
 _FIELDS = ("name", "kind", "base_url", "model", "context_window", "max_output_tokens",
            "temperature", "timeout_s", "key_env")
 
@@ -48,16 +55,6 @@ def save_profiles(path: Path, profiles: list[ProviderProfile]) -> None:
     atomic_write_text(path, json.dumps({"profiles": items}, indent=2) + "\n")
 
 
-def keyring_available() -> bool:
-    try:
-        import keyring  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def store_key_in_keyring(profile_name: str, key: str) -> None:
-    """Put a key in the OS keyring (only offered when ``keyring`` is installed)."""
-    import keyring
-
-    keyring.set_password(KEYRING_SERVICE, profile_name, key)
+    """Put a key in the OS keyring, where the profile's provider reads it back."""
+    store_api_key(profile_name, key)

@@ -145,8 +145,10 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
     def _compaction_tip(self, x: float, y: float, data: Any) -> str:
         return self._tips.get(int(round(x)), "")
 
-    def set_plan(self, plan: CompactionPlan | None, pos: dict[str, int], window: int) -> None:
-        """Show the plan: valid cut ticks, the cut line, kept tail, summarized span, after line."""
+    def set_plan(self, plan: CompactionPlan | None, pos: dict[str, int], window: int,
+                 predicted_after: int = 0) -> None:
+        """Show the plan: valid cut ticks, the cut line, kept tail, summarized span, and the
+        predicted size after (the session's ``Figures``, the same number the text shows)."""
         if plan is None:
             for item in (self.cut, self.tail, self.summarized, self.after_line, self.ticks):
                 item.setVisible(False)
@@ -173,7 +175,7 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         self.summarized.setVisible(first is not None)
         if first is not None:
             self.summarized.setRegion((first, cut_x))
-        self.after_line.setValue(plan.predicted_tokens_after)
+        self.after_line.setValue(predicted_after)
         self.set_window(window)
 
     def _snap(self) -> None:

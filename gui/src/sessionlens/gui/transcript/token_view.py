@@ -1,7 +1,8 @@
 """The token view: context chart with cut preview, totals, and a breakdown bar chart.
 
-Everything shown comes from the controller's TokenReport and CompactionPlan; dragging the
-cut line asks the controller to re-plan with ``cut_entry_id`` (off the UI thread).
+Everything shown comes from the session's TokenReport, its resolved settings (the window and
+where it came from) and the one plan's ``Figures``, under the engine's ``FIGURE_LABELS``;
+dragging the cut line asks the session to re-plan with ``cut_entry_id`` (off the UI thread).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sessionlens.engine import FIGURE_LABELS
 from sessionlens.gui import colors, shortcuts
 from sessionlens.gui.session_controller import SessionController, TokenView
 
@@ -171,7 +173,12 @@ class TokenPanel(QWidget):
             f"<b>{self.tr('Context now')}</b> — {self.tr('reported')}: <b>{reported}</b> · "
             f"{self.tr('exact')} ({r.encoding}): <b>{r.exact_context:,}</b> · "
             f"{self.tr('estimate (pi chars/4)')}: <b>{r.estimate_context:,}</b> · "
-            f"{self.tr('window')}: {self._c.context_window():,}")
+            f"{FIGURE_LABELS['context_window']}: {self._c.context_window():,}")
+        resolved = self._c.resolved
+        if resolved is not None:
+            tip = "\n".join(f"{label}: {s.value:,} ({s.source})" if isinstance(s.value, int)
+                            else f"{label}: {s.value} ({s.source})" for label, s in resolved.rows())
+            self.totals.setToolTip("\n".join([tip, *("⚠ " + w for w in resolved.warnings)]))
         self.chart.set_series(view, len(self._path()), self._c.context_window(), self._c.threshold())
         marks = [(self._c.path_pos[f.compaction_id], self._compaction_tip(f))
                  for f in view.forensics if f.compaction_id in self._c.path_pos]
@@ -190,22 +197,25 @@ class TokenPanel(QWidget):
         self.breakdown.set_values(dict(tv.report.by_role if kind == "role" else tv.report.by_type))
 
     def _on_plan(self, plan: CompactionPlan) -> None:
-        window = plan.context_window
-        self.chart.set_plan(plan, self._c.path_pos, window)
+        f = self._c.figures
+        if f is None:
+            return
+        L = FIGURE_LABELS
+        self.chart.set_plan(plan, self._c.path_pos, f.context_window, f.predicted_tokens_after)
         if self._c.tokens is not None:
-            self.chart.set_window(window)
-        x = (self._c.path_pos.get(plan.first_kept_entry_id)
-             if plan.first_kept_entry_id else None)
-        verdict = self.tr("would compact now") if plan.should_compact else self.tr("below threshold")
+            self.chart.set_window(f.context_window)
+        x = (self._c.path_pos.get(f.first_kept_entry_id) if f.first_kept_entry_id else None)
+        verdict = self.tr("would compact now") if f.should_compact else self.tr("below threshold")
         split = f" · <span style='color:#e0861a'>{self.tr('splits a turn')}</span>" \
             if plan.is_split_turn else ""
+        kept = (f"<code>{f.first_kept_entry_id}</code> (#{x})" if f.first_kept_entry_id
+                else self.tr("nothing (hard boundary)"))
         self.prediction.setText(
-            f"<b>{self.tr('Cut preview')}</b>: {self.tr('keep from entry')} "
-            f"<code>{plan.first_kept_entry_id}</code> (#{x}) · {self.tr('summarize')} "
-            f"{len(plan.summarize_entry_ids):,} {self.tr('entries')} · "
-            f"{self.tr('tokens before')} <b>{plan.tokens_before:,}</b> → "
-            f"{self.tr('predicted after')} <b>{plan.predicted_tokens_after:,}</b>{split}"
-            f"<br/><span style='color:gray'>{self.tr('threshold')} {plan.threshold:,} · "
+            f"<b>{self.tr('Cut preview')}</b>: {L['first_kept_entry_id']} {kept} · "
+            f"{f.entries_summarized:,} {L['entries_summarized']} · "
+            f"{L['tokens_before']} <b>{f.tokens_before:,}</b> → "
+            f"{L['predicted_tokens_after']} <b>{f.predicted_tokens_after:,}</b>{split}"
+            f"<br/><span style='color:gray'>{L['threshold']} {f.threshold:,} · "
             f"{verdict} · {self.tr('drag the red line to move the cut')}</span>")
         self.prediction.setToolTip(plan.cut_reason)
         self.reset_cut.setEnabled(self._c.cut_entry_id is not None)

@@ -1,7 +1,8 @@
 """Per-format parsers: bytes of one file in, a ``ParsedFile`` out.
 
-Every format module (``pi``, ``claude_code``, ``codex``) exposes
-``parse(data: bytes, path: Path, *, on_progress=None, cancel=None) -> ParsedFile``. The
+Every format module exposes
+``parse(data: bytes, path: Path, *, on_progress=None, cancel=None) -> ParsedFile``; the
+SQLite ones read a database by path instead (``catalog`` says which kind each module is). The
 parser only reads lines into the shared model; the tree, leaf, active path and replayed
 context are worked out afterwards by ``sessionlens.engine.load.tree.build_transcript`` so every
 format shares one set of rules.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sessionlens.engine.model import Diagnostic, Entry, Format, SessionHeader
+from sessionlens.engine.model import Diagnostic, Entry, Format, FormatGaps, SessionHeader
 
 __all__ = ["ParsedFile"]
 
@@ -28,3 +29,5 @@ class ParsedFile:
     header: SessionHeader | None
     entries: tuple[Entry, ...]
     diagnostics: tuple[Diagnostic, ...]
+    #: What the format does not record (see ``FormatGaps``).
+    gaps: FormatGaps = FormatGaps()

@@ -42,13 +42,35 @@ class JsonLine:
     obj: dict[str, Any]
 
 
+#: No model has a window anywhere near this: a usage counter above it is a broken file
+#: (or a hostile one), never a context size to show or plan with.
+USAGE_MAX_TOKENS = 10_000_000
+
+
 def usage_count(value: Any) -> int:
-    """A usage counter as a file holds it: numbers only (floats truncated), anything else 0."""
+    """A usage counter as a file holds it: whole numbers from 0 to ``USAGE_MAX_TOKENS``
+    (floats truncated); anything else (text, negative, NaN, infinite, absurd) counts 0."""
     if type(value) is int:
-        return value
+        return value if 0 <= value <= USAGE_MAX_TOKENS else 0
     if type(value) is float:
-        return int(value)
+        return int(value) if 0.0 <= value <= USAGE_MAX_TOKENS else 0  # NaN fails both
     return 0
+
+
+def usage_problem(value: Any) -> str | None:
+    """Why ``value`` is not a usable usage counter (None when it is one, or absent)."""
+    if value is None or (type(value) is int and 0 <= value <= USAGE_MAX_TOKENS):
+        return None
+    if type(value) is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            return f"{value!r} is not a number of tokens"
+        if 0.0 <= value <= USAGE_MAX_TOKENS:
+            return None
+    elif type(value) is not int:
+        return f"should be a number, got {type(value).__name__}"
+    if value < 0:
+        return f"{value!r} is negative"
+    return f"{value!r} is beyond any real context window (> {USAGE_MAX_TOKENS:,})"
 
 
 def iter_lines(data: bytes) -> Iterator[tuple[int, int, int]]:

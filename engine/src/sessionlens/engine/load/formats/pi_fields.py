@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sessionlens.engine.load.formats.fast_new import fast_constructor
-from sessionlens.engine.load.formats.jsonl import usage_count
+from sessionlens.engine.load.formats.jsonl import USAGE_MAX_TOKENS, usage_count, usage_problem
 from sessionlens.engine.model import (
     ContentBlock,
     Diagnostic,
@@ -30,6 +30,7 @@ __all__ = ["FieldReader"]
 
 _EMPTY: MappingProxyType[str, Any] = MappingProxyType({})
 _NO_OPS = FileOps()
+_USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 
 # Hot-path constructors (see fast_new): most lines are messages of these three shapes.
 _BASE = ("role", "content", "content_is_string", "timestamp_ms")
@@ -176,6 +177,19 @@ class FieldReader:
             return ()
         return tuple(v for v in value if type(v) is str)
 
+    def _bad_block(self, kind: str, key: str, value: Any) -> None:
+        self.warn(f"{kind} block: {key!r} should be a string, got {type(value).__name__}; "
+                  "read as empty")
+
+    def _bad_call(self, tid: Any, name: Any, args: Any) -> None:
+        for key, value in (("id", tid), ("name", name)):
+            if type(value) is not str:
+                self.warn(f"toolCall block: {key!r} should be a string, got "
+                          f"{type(value).__name__}; read as empty")
+        if args is not None and type(args) is not dict:
+            self.warn(f"toolCall block: 'arguments' should be an object, got "
+                      f"{type(args).__name__}; kept as it is")
+
     # ------------------------------------------------------------------ messages
     def message(self, m: dict[str, Any]) -> Message:
         role = m.get("role")
@@ -227,11 +241,27 @@ class FieldReader:
             cost_total = None
         cu = u.get("contextUsage")
         context_usage = None
-        if type(cu) is dict and cu.get("state") == "available" and type(cu.get("totalTokens")) is int:
-            context_usage = cu["totalTokens"]
-        return Usage(usage_count(u.get("input")), usage_count(u.get("output")),
-                     usage_count(u.get("cacheRead")), usage_count(u.get("cacheWrite")),
-                     usage_count(u.get("totalTokens")), cost_total, context_usage)
+        if type(cu) is dict and cu.get("state") == "available":
+            raw_cu = cu.get("totalTokens")
+            if type(raw_cu) is int and 0 <= raw_cu <= USAGE_MAX_TOKENS:
+                context_usage = raw_cu
+            elif raw_cu is not None:
+                self._bad_usage("contextUsage.totalTokens", raw_cu)
+        inp, out, read, write = u.get("input"), u.get("output"), u.get("cacheRead"), u.get("cacheWrite")
+        total = u.get("totalTokens")
+        if (type(inp) is int and type(out) is int and type(read) is int and type(write) is int
+                and type(total) is int and 0 <= min(inp, out, read, write, total)
+                and max(inp, out, read, write, total) <= USAGE_MAX_TOKENS):  # the hot path
+            return Usage(inp, out, read, write, total, cost_total, context_usage)
+        for key, value in zip(_USAGE_KEYS, (inp, out, read, write, total), strict=True):
+            self._bad_usage(key, value)
+        return Usage(usage_count(inp), usage_count(out), usage_count(read), usage_count(write),
+                     usage_count(total), cost_total, context_usage)
+
+    def _bad_usage(self, key: str, value: Any) -> None:
+        problem = usage_problem(value)
+        if problem is not None:
+            self.warn(f"usage.{key} {problem}; not used as a token count")
 
     def blocks(self, raw: Any) -> tuple[tuple[ContentBlock, ...], bool]:
         """Content blocks and whether the file held a plain string."""
@@ -249,23 +279,35 @@ class FieldReader:
             if kind == "text":
                 text = b.get("text")
                 sig = b.get("textSignature")
-                append(TextBlock(text if type(text) is str else "",
-                                 sig if type(sig) is str else None))
+                if type(text) is not str:
+                    self._bad_block("text", "text", text)
+                    text = ""
+                append(TextBlock(text, sig if type(sig) is str else None))
             elif kind == "toolCall":
                 tid = b.get("id")
                 name = b.get("name")
                 partial = b.get("partialJson")
+                args = b.get("arguments")
+                if type(tid) is not str or type(name) is not str or (
+                        args is not None and type(args) is not dict):
+                    self._bad_call(tid, name, args)
                 append(ToolCallBlock(tid if type(tid) is str else "",
-                                     name if type(name) is str else "", b.get("arguments"),
+                                     name if type(name) is str else "", args,
                                      partial if type(partial) is str else None))
             elif kind == "thinking":
                 text = b.get("thinking")
                 sig = b.get("thinkingSignature")
-                append(ThinkingBlock(text if type(text) is str else "", b.get("redacted") is True,
+                if type(text) is not str:
+                    self._bad_block("thinking", "thinking", text)
+                    text = ""
+                append(ThinkingBlock(text, b.get("redacted") is True,
                                      sig if type(sig) is str else None))
             elif kind == "image":
                 data = b.get("data")
                 mime = b.get("mimeType")
+                if type(data) is not str or type(mime) is not str:
+                    self._bad_block("image", "data" if type(data) is not str else "mimeType",
+                                    data if type(data) is not str else mime)
                 append(ImageBlock(mime if type(mime) is str else "",
                                   data if type(data) is str else ""))
             elif type(b) is not dict:

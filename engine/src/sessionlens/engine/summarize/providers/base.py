@@ -8,7 +8,6 @@ extractively from structured data instead of re-parsing the prompt text.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
@@ -42,11 +41,11 @@ class ProviderProfile:
     key_env: str | None = None
 
     def read_key(self) -> str | None:
-        """The API key from the environment, read at call time so it is never kept around."""
-        if not self.key_env:
-            return None
-        value = os.environ.get(self.key_env, "").strip()
-        return value or None
+        """The API key, read at call time so it is never kept around: the environment
+        variable ``key_env``, else the OS keyring entry stored under this profile's name."""
+        from .keys import read_key
+
+        return read_key(self.name, self.key_env)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +114,10 @@ class Completion:
     provider: str = ""
     model: str = ""
     stop_reason: str | None = None
+    #: Whether the focus instructions matched anything the summarizer could put first:
+    #: an extractive provider knows (False: nothing matched, so the focus did nothing);
+    #: a model does not say (None).
+    focus_matched: bool | None = None
 
 
 @runtime_checkable

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sessionlens.engine.errors import ConfigError, ContextOverflowError, ProviderError
 
 from .base import Completion, CompletionRequest, DeltaCallback, Provider, ProviderProfile
-from .retry import RetryCallback, RetryPolicy, complete_with_retry
+from .retry import GiveUpCallback, RetryCallback, RetryPolicy, complete_with_retry
 
 __all__ = ["ChainOutcome", "FallbackCallback", "FallbackChain"]
 
@@ -54,7 +54,8 @@ class FallbackChain:
 
     async def run(self, request: CompletionRequest, *, on_delta: DeltaCallback | None = None,
                   on_retry: RetryCallback | None = None,
-                  on_fallback: FallbackCallback | None = None) -> ChainOutcome:
+                  on_fallback: FallbackCallback | None = None,
+                  on_give_up: GiveUpCallback | None = None) -> ChainOutcome:
         failures: list[str] = []
         errors: list[ProviderError] = []
         attempts = 0
@@ -70,7 +71,8 @@ class FallbackChain:
 
             try:
                 completion, used = await complete_with_retry(
-                    provider, request, self.policy, on_delta=on_delta, on_retry=counted)
+                    provider, request, self.policy, on_delta=on_delta, on_retry=counted,
+                    on_give_up=on_give_up)
             except ProviderError as exc:
                 attempts += retries[0] + 1
                 failures.append(f"{name}: {exc}")

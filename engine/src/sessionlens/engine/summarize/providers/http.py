@@ -3,11 +3,13 @@
 Failures become typed ``ProviderError`` subclasses with ``retryable`` set the way the retry
 policy needs it: 429/5xx/529, timeouts, dropped connections, cut streams, malformed bodies
 and empty completions are worth another try; auth errors, other 4xx and context overflow are
-not. Error texts never include request headers, so a key cannot leak into a message.
+not. Error texts never include request headers, and whatever a server echoes back is
+scrubbed of the key (any length) and of any secret the detector knows.
 """
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import time
@@ -24,6 +26,7 @@ from sessionlens.engine.errors import (
     ProviderUnavailableError,
 )
 from sessionlens.engine.plan.overflow import classify_error
+from sessionlens.engine.secrets import scrub
 
 from .base import ProviderProfile
 
@@ -143,17 +146,26 @@ class HttpProvider:
 
     async def _stream(self, url: str, headers: dict[str, str], body: dict[str, Any],
                       consume: Any) -> Any:
-        """POST ``body`` and hand the open response to ``consume``; maps transport errors."""
+        """POST ``body`` and hand the open response to ``consume``; maps transport errors.
+
+        ``timeout_s`` bounds each read and, as a deadline, the whole call: a server that
+        drips a byte now and then cannot keep it alive past that.
+        """
         client = self._client or httpx.AsyncClient()
-        timeout = httpx.Timeout(self._profile.timeout_s)
-        secrets = [v for v in (headers.get("x-api-key"), headers.get("authorization"))
-                   if v and len(v) >= 12]
+        p = self._profile
+        timeout = httpx.Timeout(p.timeout_s)
+        keys = [v for v in (headers.get("x-api-key"), headers.get("authorization")) if v]
+        keys += [v.removeprefix("Bearer ") for v in keys]
         try:
-            return await self._post(client, url, headers, body, consume, timeout)
-        except ProviderError as exc:  # a server may echo the key back: never pass it on
-            for secret in secrets:
-                for part in (secret, secret.removeprefix("Bearer ")):
-                    exc.args = tuple(str(a).replace(part, "[key]") for a in exc.args)
+            async with asyncio.timeout(p.timeout_s):
+                return await self._post(client, url, headers, body, consume, timeout)
+        except TimeoutError:
+            raise ProviderTimeoutError(
+                f"{p.name} ({p.model or 'default model'}): no answer within "
+                f"{p.timeout_s:g}s (the deadline for the whole call)", provider=p.name,
+                model=p.model, retryable=True) from None
+        except ProviderError as exc:  # a server may echo the key (or other secrets) back
+            exc.args = tuple(scrub(str(a), keys) for a in exc.args)
             raise
         finally:
             if self._client is None:

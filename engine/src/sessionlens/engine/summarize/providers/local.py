@@ -44,9 +44,11 @@ def find_smollm2_gguf() -> Path | None:
 
 
 class LocalModelServer:
-    """One llama.cpp server thread for one GGUF file, bound to 127.0.0.1 on a free port."""
+    """One llama.cpp server thread for one GGUF file, bound to 127.0.0.1 on a free port
+    (``embeddings=True`` serves ``/v1/embeddings`` from the same model)."""
 
-    def __init__(self, model_path: Path, *, context_window: int = 2048, threads: int = 2) -> None:
+    def __init__(self, model_path: Path, *, context_window: int = 2048, threads: int = 2,
+                 embeddings: bool = False) -> None:
         try:
             xlc: Any = importlib.import_module("xllamacpp")
         except ImportError:
@@ -60,6 +62,9 @@ class LocalModelServer:
         params.n_parallel = 1
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
+        if embeddings:  # serve /v1/embeddings (mean-pooled; "none" is not OpenAI-compatible)
+            params.embedding = True
+            params.pooling_type = xlc.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN
         params.hostnames = ["127.0.0.1"]
         params.port = 0
         # llama.cpp logs every load step and generation tick to stderr at its default

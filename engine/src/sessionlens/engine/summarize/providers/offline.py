@@ -1,9 +1,10 @@
 """The offline provider: a deterministic, extractive summarizer that needs no model.
 
 It fills the selected template from the facts in ``offline_facts`` (each copied from the
-entries), merges with a previous summary section by section, and trims the oldest, least
-important items first when the budget is tight, saying how many it left out. Same input,
-same output; nothing leaves the machine.
+entries), merges with a previous summary section by section, puts what matches the user's
+focus instructions first (``offline_focus``), and trims the oldest, least important items
+first when the budget is tight, saying how many it left out; error messages and focused
+items go last. Same input, same output; nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from sessionlens.engine.errors import ProviderError
 
 from .base import Completion, CompletionRequest, CompletionUsage, DeltaCallback, ProviderProfile
 from .offline_facts import Facts, extract_facts
+from .offline_focus import Focus, parse_focus
 
-__all__ = ["OfflineProvider", "render_offline_summary"]
+__all__ = ["OfflineProvider", "offline_summary"]
 
 Doc = dict[str, list[str]]
 _LATEST = "- Latest user request: "
 _ADDRESS = "Address the latest user request: "
+_ERROR = "- Error"
 _NONE = "(none)"
 _TAGS = re.compile(r"<(read-files|modified-files)>.*?</\1>", re.S)
 #: Slack under the 16000-character cap for notes summarize.py may append.
@@ -65,19 +68,21 @@ def _headings(template: str) -> tuple[str, ...]:
 
 def _facts_doc(f: Facts, template: str) -> Doc:
     ids = [f"- `{i}`" for i in f.identifiers]
+    errors = [f"- {e}" for e in f.errors]
     latest = [_LATEST + f.latest_ask] if f.latest_ask else []
     if template == "turn_prefix":
         return {"## Original Request": [f"- {a}" for a in f.asks[:1]],
                 "## Early Progress": [f"- [x] {d}" for d in f.done]
                 + [f"- {b}" for b in f.blocked],
-                "## Context for Suffix": [f"- [ ] {p}" for p in f.in_progress] + latest + ids}
+                "## Context for Suffix": [f"- [ ] {p}" for p in f.in_progress] + latest + errors
+                + ids}
     if template == "safeguard":
         return {"## Decisions": [f"- {d}" for d in f.decisions],
                 "## Open TODOs": [f"- [ ] {p}" for p in f.in_progress]
                 + [f"- Blocked: {b}" for b in f.blocked] + [f"- {n}" for n in f.next_steps],
                 "## Constraints/Rules": [f"- {c}" for c in f.constraints],
                 "## Pending user asks": [f"- {a}" for a in reversed(f.asks[-5:])],
-                "## Exact identifiers": ids}
+                "## Exact identifiers": errors + ids}
     goal = list(f.asks[:1]) + [a for a in f.asks[1:][-4:]]
     return {"## Goal": [f"- {a}" for a in goal], "## Constraints & Preferences":
             [f"- {c}" for c in f.constraints], "## Progress": [],
@@ -87,7 +92,7 @@ def _facts_doc(f: Facts, template: str) -> Doc:
             "## Key Decisions": [f"- {d}" for d in f.decisions],
             "## Next Steps": list(f.next_steps) + ([_ADDRESS + f.latest_ask]
                                                   if f.latest_ask else []),
-            "## Critical Context": latest + ids}
+            "## Critical Context": latest + errors + ids}
 
 
 def parse_summary(text: str, template: str) -> Doc:
@@ -154,16 +159,23 @@ def _render(doc: Doc, template: str, left_out: dict[str, int] | None = None) -> 
     return "\n".join(lines).strip()
 
 
-def _victim(items: list[str], key: str) -> int | None:
+def _victim(items: list[str], key: str, keep: Focus, last_resort: bool) -> int | None:
     """Which item of a section goes next: never the latest-ask line, a left-out count or the
-    first goal; oldest first, except in newest-first sections."""
-    candidates = [i for i, x in enumerate(items)
-                  if not x.startswith((_LATEST, _ADDRESS)) and not _LEFT_OUT.match(x)]
-    if key == "## Goal":
-        candidates = candidates[1:]
-    if not candidates:
-        return None
-    return candidates[-1] if key in _NEWEST_FIRST else candidates[0]
+    first goal; error messages and items matching the focus only as a last resort; oldest
+    first, except in newest-first sections."""
+    order = range(len(items) - 1, -1, -1) if key in _NEWEST_FIRST else range(len(items))
+    first_goal = key == "## Goal"
+    for i in order:
+        x = items[i]
+        if x.startswith((_LATEST, _ADDRESS)) or _LEFT_OUT.match(x):
+            continue
+        if first_goal and not any(not y.startswith((_LATEST, _ADDRESS)) and not _LEFT_OUT.match(y)
+                                  for y in items[:i]):
+            continue  # the first goal stays
+        if not last_resort and (x.startswith(_ERROR) or (keep and keep.matches(x))):
+            continue
+        return i
+    return None
 
 
 _IDENT_ITEM = re.compile(r"- `([^`]+)`")
@@ -182,10 +194,11 @@ def _without_repeats(doc: Doc) -> Doc:
     return out
 
 
-def _fit(doc: Doc, template: str, limit: int) -> str:
+def _fit(doc: Doc, template: str, limit: int, keep: Focus) -> str:
     """Make the rendering fit ``limit``. First stop listing identifiers that other lines
     already quote; then drop items, always from the section with the most weighted text,
-    so no section is emptied while another is still long."""
+    so no section is emptied while another is still long; errors and focused items only
+    once nothing else is left to drop."""
     text = _render(doc, template)
     if len(text) <= limit:
         return text
@@ -196,6 +209,7 @@ def _fit(doc: Doc, template: str, limit: int) -> str:
             left[key] = left.get(key, 0) + int(re.findall(r"\d+", item)[0])
     own = set(_headings(template))
     stuck: set[str] = set()
+    last_resort = False
     while True:
         visible = _without_repeats(doc)
         text = _render(visible, template, left)
@@ -207,9 +221,12 @@ def _fit(doc: Doc, template: str, limit: int) -> str:
             weights = {k: n * (_WEIGHT.get(k, 1.0) if k in own else _FOREIGN_WEIGHT)
                        for k, n in chars.items() if k not in stuck and n > 0}
             if not weights:
-                return text
+                if last_resort:
+                    return text
+                last_resort, stuck = True, set()
+                continue
             key = max(weights, key=lambda k: weights[k])
-            index = _victim(visible[key], key)
+            index = _victim(visible[key], key, keep, last_resort)
             if index is None:
                 stuck.add(key)
                 continue
@@ -220,8 +237,19 @@ def _fit(doc: Doc, template: str, limit: int) -> str:
             left[key] = left.get(key, 0) + 1
 
 
-def render_offline_summary(request: CompletionRequest) -> str:
-    """The offline summary for one request (pure; the provider only wraps it)."""
+def _focused(doc: Doc, focus: Focus) -> tuple[Doc, bool | None]:
+    """Each section with the items matching the focus first; whether any matched (None
+    without focus terms)."""
+    if not focus:
+        return doc, None
+    matched = any(focus.matches(x) for items in doc.values() for x in items
+                  if not x.startswith((_LATEST, _ADDRESS)))
+    return {k: focus.order(v) for k, v in doc.items()}, matched
+
+
+def offline_summary(request: CompletionRequest) -> tuple[str, bool | None]:
+    """The offline summary for one request, and whether the focus instructions matched
+    anything (None when there were none). Pure; the provider only wraps it."""
     src = request.source
     if src is None:
         raise ProviderError("the offline provider needs the entries behind the prompt "
@@ -240,7 +268,9 @@ def render_offline_summary(request: CompletionRequest) -> str:
         for embedded in facts.embedded_summaries:
             doc = _merge(doc, parse_summary(embedded, template))
         doc = _merge(doc, _facts_doc(facts, template))
-    return _fit(doc, template, limit)
+    focus = parse_focus(src.instructions)
+    doc, matched = _focused(doc, focus)
+    return _fit(doc, template, limit, focus), matched
 
 
 class OfflineProvider:
@@ -261,10 +291,10 @@ class OfflineProvider:
     async def complete(self, request: CompletionRequest, *,
                        on_delta: DeltaCallback | None = None) -> Completion:
         await asyncio.sleep(0)  # a cancellation point, like any real provider call
-        text = render_offline_summary(request)
+        text, matched = offline_summary(request)
         if on_delta is not None:
             on_delta(text)
         usage = CompletionUsage(input_tokens=math.ceil(request.prompt_chars / 4),
                                 output_tokens=math.ceil(len(text) / 4), cost=0.0)
         return Completion(text, usage, self._profile.name, self._profile.model or "extractive",
-                          "stop")
+                          "stop", focus_matched=matched)

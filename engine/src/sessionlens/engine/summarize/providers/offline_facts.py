@@ -11,13 +11,15 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sessionlens.engine.contract.ask import clean_user_ask
+from sessionlens.engine.contract.error_lines import find_errors
 from sessionlens.engine.contract.identifiers import (
     AUDIT_RECENT_MESSAGES,
+    Identifier,
     entry_text,
     extract_identifiers,
     extract_opaque_identifiers,
 )
+from sessionlens.engine.contract.user_words import is_silent_reply, user_words
 from sessionlens.engine.model import Entry, TextBlock
 
 __all__ = ["Facts", "extract_facts", "shorten", "verbatim_in"]
@@ -74,8 +76,11 @@ class Facts:
     in_progress: tuple[str, ...]
     blocked: tuple[str, ...]
     next_steps: tuple[str, ...]
-    #: Verbatim identifiers, most important first (recent messages, then by class order).
+    #: Verbatim identifiers, most important first (recent messages, then by class order);
+    #: a quantity comes with what it measures ("p99 latency is 175 ms").
     identifiers: tuple[str, ...]
+    #: Every error message of the entries, each with where it was written.
+    errors: tuple[str, ...]
     #: Summaries found inside the entries (compactions / branch summaries in the stretch).
     embedded_summaries: tuple[str, ...]
 
@@ -110,36 +115,47 @@ def _user_texts(entries: Sequence[Entry]) -> list[tuple[str, str]]:
     out = []
     for e in entries:
         if e.message is not None and e.message.role == "user":
-            text = clean_user_ask(e.message.text)
+            text = user_words(e.message.text)
             if text:
                 out.append((e.id, text))
     return out
 
 
-def _progress(entries: Sequence[Entry]) -> tuple[list[str], list[str], list[str]]:
-    """(done, in progress, blocked) from tool calls, their results and failures."""
+def _progress(entries: Sequence[Entry]
+              ) -> tuple[list[str], list[str], list[str], dict[str, str]]:
+    """(done, in progress, blocked, entry id -> where its output came from) from tool calls,
+    their results and failures."""
     pending: dict[str, str] = {}
     done: list[str] = []
     blocked: list[str] = []
+    where: dict[str, str] = {}
     for e in entries:
         msg = e.message
         if msg is None:
             continue
         if msg.role == "assistant":
+            where[e.id] = "the assistant's reply"
             for call in msg.tool_calls:
                 pending[call.id] = _call_label(call.name, call.arguments)
             if msg.stop_reason == "error" and msg.error_message:
                 blocked.append(f"Model call failed: {shorten(msg.error_message, 240)}")
+                where[e.id] = "a failed model call"
+        elif msg.role == "user":
+            where[e.id] = "the user's message"
         elif msg.role == "toolResult":
             label = pending.pop(msg.tool_call_id or "", None) or (msg.tool_name or "tool")
+            where[e.id] = f"{label} output"
             if msg.is_error:
                 line = next((ln for ln in msg.text.splitlines() if _ERROR.search(ln)),
                             msg.text.strip().splitlines()[0] if msg.text.strip() else "error")
                 blocked.append(f"{label} failed: {shorten(line, 240)}")
+            elif any(f.kind != "exit" or f.code for f in find_errors(msg.text)):
+                blocked.append(f"{label} reported errors (quoted below)")  # a failing test run
             else:
                 done.append(label)
         elif msg.role == "bashExecution" and msg.command and not msg.exclude_from_context:
             label = f"ran `{shorten(msg.command.splitlines()[0], 160)}`"
+            where[e.id] = f"`{shorten(msg.command.splitlines()[0], 160)}` output"
             if msg.exit_code not in (None, 0) or msg.cancelled:
                 tail = next((ln for ln in reversed((msg.output or "").splitlines())
                              if ln.strip()), "")
@@ -147,7 +163,7 @@ def _progress(entries: Sequence[Entry]) -> tuple[list[str], list[str], list[str]
                 blocked.append(f"{label} ({why})" + (f": {shorten(tail, 200)}" if tail else ""))
             else:
                 done.append(label)
-    return done, list(pending.values()), blocked
+    return done, list(pending.values()), blocked, where
 
 
 def _assistant_sentences(entries: Sequence[Entry]) -> list[str]:
@@ -155,7 +171,7 @@ def _assistant_sentences(entries: Sequence[Entry]) -> list[str]:
     for e in entries:
         if e.message is not None and e.message.role == "assistant":
             for block in e.message.content:
-                if isinstance(block, TextBlock):
+                if isinstance(block, TextBlock) and not is_silent_reply(block.text):
                     out.extend(_sentences(block.text))
     return out
 
@@ -178,26 +194,41 @@ def _source_rank(entry: Entry) -> int:
     return 2
 
 
-def _identifiers(entries: Sequence[Entry]) -> tuple[str, ...]:
+def _identifiers(entries: Sequence[Entry], found: Sequence[Identifier]) -> tuple[str, ...]:
     texts = [entry_text(e) for e in entries]
     haystack = "\n".join(texts)
     messages = [t for e, t in zip(entries, texts, strict=True) if e.message is not None]
     # the audit checks the last messages' identifiers: those lead
-    ranked: list[tuple[int, int, int, str]] = [
-        (-1, 0, n, v) for n, v in enumerate(extract_opaque_identifiers(
+    ranked: list[tuple[int, int, int, tuple[str, ...]]] = [
+        (-1, 0, n, (v,)) for n, v in enumerate(extract_opaque_identifiers(
             "\n".join(messages[-AUDIT_RECENT_MESSAGES:]), limit=40))]
     rank = {e.id: _source_rank(e) for e in entries}
-    for n, ident in enumerate(extract_identifiers(entries)):
+    for n, ident in enumerate(found):
+        if ident.cls == "error":
+            continue  # errors are listed with where they were written
         best = min((rank.get(i, 2) for i in ident.entry_ids), default=2)
-        ranked.append((best, _CLASS_RANK.get(ident.cls, 2), n, ident.value))
+        ranked.append((best, _CLASS_RANK.get(ident.cls, 2), n, (ident.display, ident.value)))
     for n, m in enumerate(_SHORT_HASH.finditer(haystack)):  # git's 7-hex short ids
-        ranked.append((2, 0, 100_000 + n, m.group(0)))
+        ranked.append((2, 0, 100_000 + n, (m.group(0),)))
     out: list[str] = []
-    for *_rank, value in sorted(ranked):
-        found = verbatim_in(value, haystack)
-        if found and len(found) <= 240 and "\n" not in found and "`" not in found:
-            out.append(found)
+    for *_rank, candidates in sorted(ranked):
+        for value in candidates:  # with its meaning if that can be quoted, else bare
+            verbatim = verbatim_in(value, haystack)
+            if verbatim and len(verbatim) <= 240 and "\n" not in verbatim and "`" not in verbatim:
+                out.append(verbatim)
+                break
     return _dedup(out, fold=False)
+
+
+def _errors(found: Sequence[Identifier], where: dict[str, str]) -> tuple[str, ...]:
+    """One line per error message, verbatim, saying where it was written."""
+    out = []
+    for ident in found:
+        if ident.cls == "error":
+            place = where.get(ident.entry_ids[0], "") if ident.entry_ids else ""
+            out.append(f"Error in {place}: {ident.display}" if place else
+                       f"Error: {ident.display}")
+    return tuple(out)
 
 
 def extract_facts(entries: Sequence[Entry]) -> Facts:
@@ -209,7 +240,8 @@ def extract_facts(entries: Sequence[Entry]) -> Facts:
     decisions = [shorten(s) for s in said if _DECISION.search(s)]
     decisions += [shorten(s) for _, t in users for s in _sentences(t)
                   if _DECISION.search(s) and not _CONSTRAINT.search(s)]
-    done, in_progress, blocked = _progress(entries)
+    done, in_progress, blocked, where = _progress(entries)
+    found = extract_identifiers(entries)
     tail = _assistant_sentences(entries[-12:])
     next_steps = [shorten(s) for s in tail if _NEXT.search(s)]
     embedded = tuple(e.summary for e in entries
@@ -218,5 +250,5 @@ def extract_facts(entries: Sequence[Entry]) -> Facts:
         asks=_dedup(asks), latest_ask=asks[-1] if asks else None,
         constraints=_dedup(constraints), decisions=_dedup(decisions), done=_dedup(done),
         in_progress=_dedup(in_progress), blocked=_dedup(blocked),
-        next_steps=_dedup(next_steps)[-6:], identifiers=_identifiers(entries),
-        embedded_summaries=embedded)
+        next_steps=_dedup(next_steps)[-6:], identifiers=_identifiers(entries, found),
+        errors=_errors(found, where), embedded_summaries=embedded)

@@ -16,18 +16,23 @@ import httpx
 from .base import Completion, CompletionRequest, CompletionUsage, DeltaCallback
 from .http import HttpProvider, error_for_status, iter_sse
 
-__all__ = ["OpenAIProvider", "chat_completions_url"]
+__all__ = ["OpenAIProvider", "chat_completions_url", "openai_api_url"]
+
+
+def openai_api_url(base_url: str, route: str) -> str:
+    """``…/v1`` gets ``/<route>``; a bare host gets ``/v1/<route>``; a full URL stays."""
+    base = (base_url or "https://api.openai.com/v1").rstrip("/")
+    if base.endswith("/" + route):
+        return base
+    last = urlsplit(base).path.rsplit("/", 1)[-1]
+    if last[:1] == "v" and last[1:].isdigit():
+        return f"{base}/{route}"
+    return f"{base}/v1/{route}"
 
 
 def chat_completions_url(base_url: str) -> str:
     """``…/v1`` gets ``/chat/completions``; a bare host gets ``/v1/chat/completions``."""
-    base = (base_url or "https://api.openai.com/v1").rstrip("/")
-    if base.endswith("/chat/completions"):
-        return base
-    last = urlsplit(base).path.rsplit("/", 1)[-1]
-    if last[:1] == "v" and last[1:].isdigit():
-        return base + "/chat/completions"
-    return base + "/v1/chat/completions"
+    return openai_api_url(base_url, "chat/completions")
 
 
 def _usage(raw: Any) -> CompletionUsage:

@@ -18,10 +18,13 @@ from sessionlens.engine.errors import ContextOverflowError, ProviderError, Provi
 
 from .base import Completion, CompletionRequest, DeltaCallback, Provider
 
-__all__ = ["RetryCallback", "RetryPolicy", "complete_with_retry"]
+__all__ = ["GiveUpCallback", "RetryCallback", "RetryPolicy", "complete_with_retry",
+           "no_retry_reason"]
 
 #: Called before each wait: (attempt that failed, seconds to wait, the error).
 RetryCallback = Callable[[int, float, ProviderError], None]
+#: Called when a failed attempt is not tried again: (attempt, the error, why not).
+GiveUpCallback = Callable[[int, ProviderError, str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,25 +48,49 @@ class RetryPolicy:
         return wait
 
 
+def no_retry_reason(exc: ProviderError, attempt: int, policy: RetryPolicy) -> str | None:
+    """Why the failed ``attempt`` is not tried again, or None when it will be."""
+    retry_after = exc.retry_after if isinstance(exc, ProviderUnavailableError) else None
+    if not exc.retryable:
+        what = f"HTTP {exc.status}" if exc.status else "this failure"
+        return f"{what} is not temporary, another attempt would fail the same way"
+    if retry_after is not None and retry_after > policy.max_retry_after_s:
+        return (f"the server asked to wait {retry_after:g}s (retry-after), longer than the "
+                f"{policy.max_retry_after_s:g}s this run waits at most")
+    if attempt >= policy.attempts:
+        return f"gave up after {attempt} attempts"
+    return None
+
+
 async def complete_with_retry(
     provider: Provider, request: CompletionRequest, policy: RetryPolicy, *,
     on_delta: DeltaCallback | None = None, on_retry: RetryCallback | None = None,
+    on_give_up: GiveUpCallback | None = None,
 ) -> tuple[Completion, int]:
-    """Call ``provider`` until it answers or fails for good; returns (completion, attempts)."""
+    """Call ``provider`` until it answers or fails for good; returns (completion, attempts).
+
+    A failure that is not tried again says why, in the error text and to ``on_give_up``.
+    """
     attempt = 0
     while True:
         attempt += 1
         try:
             return await provider.complete(request, on_delta=on_delta), attempt
         except ContextOverflowError:
-            raise
+            raise  # the staging halves the input instead (the same input would overflow)
         except ProviderError as exc:
-            retry_after = exc.retry_after if isinstance(exc, ProviderUnavailableError) else None
-            if (not exc.retryable or attempt >= policy.attempts
-                    or (retry_after is not None and retry_after > policy.max_retry_after_s)):
-                if attempt > 1:
-                    exc.args = (f"{exc.args[0] if exc.args else exc} (after {attempt} attempts)",)
+            reason = no_retry_reason(exc, attempt, policy)
+            if reason is not None:
+                text = str(exc.args[0]) if exc.args else str(exc)
+                if attempt >= policy.attempts and exc.retryable and reason.startswith("gave up"):
+                    text += f" (after {attempt} attempts)"
+                else:
+                    text += f" (not retried: {reason})"
+                exc.args = (text,)
+                if on_give_up is not None:
+                    on_give_up(attempt, exc, reason)
                 raise
+            retry_after = exc.retry_after if isinstance(exc, ProviderUnavailableError) else None
             wait = policy.delay(attempt, retry_after)
             if on_retry is not None:
                 on_retry(attempt, wait, exc)

@@ -1,0 +1,82 @@
+"""Every format SessionLens reads: its agent, its adapter module, and how that module reads.
+
+One table, so the reader's dispatch, the write guard's refusal message, ``inspect`` and the
+token estimates agree on what a format is. ``kind`` says how the adapter takes a file:
+``"bytes"`` (``parse(data, path, ...)``) or ``"sqlite"`` (``parse_db(opened, path,
+session, ...)`` over a read-only connection). ``sessions`` marks a file that holds several
+sessions, each opened as ``<file>/<session>`` (a database, an Aider history).
+``token_rule`` names the agent's own token estimator when it has one (``tokens.agent_rules``
+implements them); None means the agent estimates nothing itself, so the exact count is what
+to go by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+from sessionlens.engine.model import Format
+
+__all__ = ["FORMATS", "GAP_TEXT", "FormatEntry", "agent_name", "gap_text"]
+
+
+@dataclass(frozen=True, slots=True)
+class FormatEntry:
+    """How one format is read."""
+
+    agent: str
+    module: str
+    kind: Literal["bytes", "sqlite"] = "bytes"
+    sessions: bool = False
+    token_rule: str | None = None
+
+
+_PI = FormatEntry("OpenClaw/pi", "pi", token_rule="pi")
+
+#: Format name -> how it is read.
+FORMATS: Mapping[Format, FormatEntry] = MappingProxyType({
+    "openclaw-v3": _PI,
+    "pi-v1": _PI,
+    "pi-v2": _PI,
+    "claude-code": FormatEntry("Claude Code", "claude_code"),
+    "codex": FormatEntry("Codex", "codex"),
+    "gemini-jsonl": FormatEntry("Gemini CLI", "gemini", token_rule="gemini"),
+    "gemini-json": FormatEntry("Gemini CLI", "gemini", token_rule="gemini"),
+    "copilot-events": FormatEntry("GitHub Copilot CLI", "copilot"),
+    "copilot-legacy": FormatEntry("GitHub Copilot CLI", "copilot_legacy"),
+    "crush-sqlite": FormatEntry("Crush", "crush", "sqlite", sessions=True),
+    "opencode-go-sqlite": FormatEntry("OpenCode (Go)", "crush", "sqlite", sessions=True),
+    "opencode-sqlite": FormatEntry("OpenCode", "opencode", "sqlite", sessions=True,
+                                   token_rule="chars4"),
+    "cursor-jsonl": FormatEntry("Cursor", "cursor"),
+    "cursor-txt": FormatEntry("Cursor", "cursor"),
+    "cline": FormatEntry("Cline", "cline"),
+    "roo-code": FormatEntry("Roo Code", "cline"),
+    "aider-md": FormatEntry("Aider", "aider", sessions=True),
+    "kimi": FormatEntry("Kimi CLI", "kimi"),
+    "amp": FormatEntry("Amp", "amp"),
+    "continue": FormatEntry("Continue", "continue_sessions"),
+})
+
+#: What each ``FormatGaps.missing`` kind means, as a reader should be told it.
+GAP_TEXT: Mapping[str, str] = MappingProxyType({
+    "ids": "no entry ids: SessionLens numbers the records",
+    "timestamps": "no per-message times",
+    "usage": "no token usage per model call",
+    "tool_results": "tool results are not recorded",
+    "model": "the model is not recorded per message",
+    "compaction_summary": "compactions are marked, but their summary text is not recorded",
+    "kept_window": "which messages a compaction kept is not recorded (shown as none kept)",
+})
+
+
+def agent_name(fmt: str) -> str:
+    """The agent that writes ``fmt`` files (the format name itself if unknown)."""
+    entry = FORMATS.get(fmt)  # type: ignore[call-overload]
+    return entry.agent if entry is not None else fmt
+
+
+def gap_text(kind: str) -> str:
+    return GAP_TEXT.get(kind, kind)

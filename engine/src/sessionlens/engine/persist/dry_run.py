@@ -1,0 +1,131 @@
+"""A write's dry run: the exact files, names and numbers a compaction write will produce.
+
+``plan_write`` builds the successor (or the appended file) in memory with names chosen now,
+loads that result back and measures it, so the Accept dialog and ``compact --json`` show
+what the write will really do: the real file names, the ``firstKeptEntryId`` the file will
+hold (a successor moves it back to the last summarized assistant turn), how many entries a
+successor leaves out, and "tokens after" as ``inspect`` will report it on the written file.
+``write_compaction(..., names=plan.names)`` then writes exactly that. Nothing is written here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from sessionlens.engine.errors import FileChangedError, PersistError
+from sessionlens.engine.load.reader import load_transcript_bytes
+from sessionlens.engine.model import Transcript
+from sessionlens.engine.tokens.context import context_estimate
+
+from .checkpoints import checkpoint_path_for, compacted_since_load, moved_on_from
+from .guard import read_unchanged_bytes
+from .names import WriteNames, choose_names
+from .retry_storms import RetryCopy
+from .store_write import find_store, matching_session_keys, read_store_object
+from .successor import CompactionRecord, appended_bytes, build_successor, require_writable
+
+__all__ = ["PlannedFile", "WritePlan", "plan_write"]
+
+FileKind = Literal["checkpoint", "successor", "append", "store"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedFile:
+    """One file the write will create or change, and what it will hold."""
+
+    kind: FileKind
+    path: Path
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class WritePlan:
+    """Everything one compaction write will do, decided and measured before it runs."""
+
+    mode: Literal["successor", "append"]
+    names: WriteNames
+    #: The record to write: as given, with ``tokens_after`` set to the measured figure.
+    record: CompactionRecord
+    files: tuple[PlannedFile, ...]
+    #: ``firstKeptEntryId`` as the written file will hold it.
+    first_kept_entry_id: str
+    compaction_entry_id: str
+    #: Session id of the file that will hold the compaction.
+    session_id: str
+    tokens_before: int
+    #: pi's context estimate of the written file (what ``inspect`` will say).
+    tokens_after: int
+    #: Entries of the original a successor leaves out (0 for an append).
+    entries_removed: int
+    #: Unanswered copies of a retry storm the successor leaves out.
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
+
+    @property
+    def written_paths(self) -> tuple[Path, ...]:
+        return tuple(f.path for f in self.files)
+
+
+def plan_write(transcript: Transcript, record: CompactionRecord,
+               mode: Literal["successor", "append"] = "successor", *,
+               now: datetime | None = None,
+               store_path: Path | None | Literal["auto"] = "auto") -> WritePlan:
+    """The dry run of ``write_compaction(transcript, record, mode)``.
+
+    Raises ``PersistError`` (or a subclass: the file changed, it is not writable) exactly
+    where the write itself would refuse, before anything is written.
+    """
+    require_writable(transcript)
+    data = read_unchanged_bytes(transcript)
+    folder = transcript.path.absolute().parent
+    store = find_store(folder) if store_path == "auto" else store_path
+    # the refusals the write makes under its lock, made here first so the dialog says so
+    if store is not None:
+        follows = moved_on_from(read_store_object(Path(store))[1], transcript)
+        if follows is not None:
+            raise FileChangedError(transcript.path, f"was already compacted: {Path(store).name}"
+                                   f" follows {follows} now (compact that file instead)")
+    done = compacted_since_load(transcript, data)
+    if done is not None:
+        raise FileChangedError(transcript.path, "was compacted by another run since it was "
+                               f"loaded (checkpoint {done.name}): reload the session")
+    names = choose_names(transcript, now)
+    checkpoint = checkpoint_path_for(transcript, names.checkpoint_id)
+    files = [PlannedFile("checkpoint", checkpoint,
+                         f"a copy of {transcript.path.name} as it is now ({len(data):,} bytes), "
+                         "for undo")]
+    if mode == "successor":
+        content = build_successor(transcript, data, record, names=names)
+        target, after_bytes = folder / content.file_name, content.data()
+        first_kept, comp_id, session_id = (content.first_kept_entry_id,
+                                           content.compaction_entry_id, content.session_id)
+        removed, copies = len(content.removed_entry_ids), content.dropped_retry_copies
+    elif mode == "append":
+        after_bytes, comp_id, first_kept = appended_bytes(transcript, data, record, names=names)
+        target, session_id, removed = transcript.path.absolute(), transcript.session_id or "", 0
+        copies = ()
+    else:
+        raise PersistError(transcript.path, f"unknown write mode {mode!r}")
+    after = load_transcript_bytes(after_bytes, target)
+    tokens_after = context_estimate(after)
+    if mode == "successor":
+        files.append(PlannedFile(
+            "successor", target,
+            f"new transcript: {len(after.entries):,} entries ({removed:,} of the original left "
+            f"out), the compaction {comp_id} last; parentSession = {transcript.path.name}"))
+    else:
+        files.append(PlannedFile("append", target, f"the compaction {comp_id} appended as the "
+                                 "last line; every existing line stays as it is"))
+    if store is not None:
+        _, obj = read_store_object(Path(store))
+        keys = matching_session_keys(obj, transcript.path, transcript.session_id)
+        if keys:
+            what = ("points the session at the successor, " if mode == "successor" else "")
+            files.append(PlannedFile("store", Path(store),
+                                     f"{what}adds a checkpoint record and counts the compaction "
+                                     f"(records: {', '.join(keys)})"))
+    return WritePlan(mode, names, replace(record, tokens_after=tokens_after), tuple(files),
+                     first_kept, comp_id, session_id, int(record.tokens_before), tokens_after,
+                     removed, copies)

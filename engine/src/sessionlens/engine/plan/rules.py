@@ -1,0 +1,171 @@
+"""The cut rules SessionLens offers, and which one a file gets by default.
+
+Each rule is named by the agent and version whose published code it reproduces, so a plan
+can say "rule: openclaw-2026.9 (default for OpenClaw files)" and mean it. A pi or OpenClaw
+file gets its own agent's rule; a v3 file is told apart as pi or OpenClaw by
+``file_agent``. Claude Code and Codex compact by rules of their own (partly on their
+providers' servers) that SessionLens does not reproduce: their files are planned with the
+OpenClaw rule and the plan says so (``rule_note``).
+
+Pure: ``file_agent`` reads the transcript already loaded, never the disk; a caller that
+knows a ``sessions.json`` sits beside the file says so with ``store_beside``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+from sessionlens.engine.model import Transcript
+
+__all__ = [
+    "AGENT_NAMES", "CUT_RULES", "DEFAULT_CUT_RULE", "FileAgent", "AgentGuess", "CutRule",
+    "CutRuleInfo", "default_cut_rule", "file_agent", "rule_label", "rule_note",
+]
+
+CutRule = Literal["pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames"]
+FileAgent = Literal["pi", "openclaw", "claude-code", "codex"]
+
+AGENT_NAMES: Mapping[str, str] = MappingProxyType({
+    "pi": "pi", "openclaw": "OpenClaw", "claude-code": "Claude Code", "codex": "Codex"})
+
+
+@dataclass(frozen=True, slots=True)
+class CutRuleInfo:
+    """One cut rule: whose it is, where it was read, and what it does, in words."""
+
+    name: CutRule
+    #: The agent it reproduces ("sessionlens" for SessionLens's own rule).
+    agent: str
+    #: The published package (and version) the rule was read from and is tested against.
+    source: str
+    description: str
+
+
+CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for info in (
+    CutRuleInfo(
+        "pi-0.58", "pi", "@mariozechner/pi-coding-agent 0.58.3 (dist/core/compaction/compaction.js)",
+        "pi's own cut: walk back from the newest message adding estimates until "
+        "keepRecentTokens, then cut at the first user, assistant, bash or custom entry at or "
+        "after that point; the region starts after the last compaction"),
+    CutRuleInfo(
+        "openclaw-2026.9", "openclaw", "openclaw 2026.9.6 (agent-core compaction.ts, "
+        "dist/compaction-CAzwgOuQ.mjs)",
+        "OpenClaw's own cut: keepRecentTokens divided by reported usage / estimate, the region "
+        "starting at what the previous compaction kept (or after a reset), manual /compact "
+        "cutting again with keepRecentTokens 0 when nothing would be summarized"),
+    CutRuleInfo(
+        "pi-2025.12", "pi", "pi as of December 2025 (reproduces sample 01's recorded cuts)",
+        "older pi: only a user message starts the kept part, sized by reported usage deltas"),
+    CutRuleInfo(
+        "tool-frames", "sessionlens", "SessionLens (no published agent)",
+        "SessionLens's conservative cut: pi's walk, moved back to the start of a tool "
+        "call/result frame it stops in, so at least keepRecentTokens stay and no kept result "
+        "loses its call"),
+)})
+
+#: The rule a file gets when nothing is known about it (SessionLens reads OpenClaw first).
+DEFAULT_CUT_RULE: CutRule = "openclaw-2026.9"
+_AGENT_RULE: Mapping[str, CutRule] = MappingProxyType({
+    "pi": "pi-0.58", "openclaw": "openclaw-2026.9", "claude-code": "openclaw-2026.9",
+    "codex": "openclaw-2026.9"})
+
+
+@dataclass(frozen=True, slots=True)
+class AgentGuess:
+    """Which agent wrote a file, and the evidence, in words."""
+
+    agent: FileAgent
+    reason: str
+
+
+_OPENCLAW_DIRS = frozenset({".openclaw", ".clawdbot", ".moltbot"})
+
+
+def _path_evidence(transcript: Transcript) -> AgentGuess | None:
+    parts = transcript.path.parts
+    if len(parts) >= 4 and parts[-2] == "sessions" and parts[-4] == "agents":
+        return AgentGuess("openclaw", "it lies in an OpenClaw agents/<id>/sessions/ folder")
+    if _OPENCLAW_DIRS.intersection(parts):
+        return AgentGuess("openclaw", "it lies in an OpenClaw state folder")
+    if ".pi" in parts or (len(parts) >= 3 and parts[-3] == "sessions"
+                          and parts[-2].startswith("--") and parts[-2].endswith("--")):
+        return AgentGuess("pi", "it lies in pi's sessions/--<cwd>--/ folder")
+    return None
+
+
+def _content_evidence(transcript: Transcript) -> str | None:
+    for e in transcript.entries:
+        if e.type in ("reset", "leaf") or e.append_mode is not None:
+            return f"it holds a {e.type if e.type in ('reset', 'leaf') else 'side-appended'} " \
+                   "row, which only OpenClaw writes"
+        if e.type == "compaction" and e.from_hook:
+            return "its compactions were written by a hook (fromHook), as OpenClaw's safeguard does"
+        if e.type == "custom" and (e.custom_type == "model-snapshot"
+                                   or (e.custom_type or "").startswith("openclaw:")):
+            return f"it holds OpenClaw's {e.custom_type} rows"
+        msg = e.message
+        if msg is not None and msg.role == "assistant" and (
+                msg.provider == "openclaw" or (msg.usage is not None
+                                               and msg.usage.context_usage is not None)):
+            return "its assistant rows carry OpenClaw's gateway or contextUsage fields"
+    return None
+
+
+def file_agent(transcript: Transcript, *, store_beside: bool = False) -> AgentGuess:
+    """Which agent wrote the file. For a v3 file, in this order: its folder (an OpenClaw
+    ``agents/<id>/sessions/`` or state folder, or pi's ``sessions/--<cwd>--/``); a
+    ``sessions.json`` beside it (``store_beside``); rows only OpenClaw writes (reset and leaf
+    rows, side appends, ``fromHook`` compactions, ``model-snapshot``/``openclaw:*`` custom
+    rows, gateway or ``contextUsage`` fields); else pi. v1 and v2 files are pi's."""
+    fmt = transcript.format
+    if fmt in ("claude-code", "codex"):
+        return AgentGuess(fmt, f"it is a {AGENT_NAMES[fmt]} file")
+    if fmt in ("pi-v1", "pi-v2"):
+        return AgentGuess("pi", f"it is a v{fmt[-1]} file, a format only pi wrote")
+    by_path = _path_evidence(transcript)
+    if by_path is not None:
+        return by_path
+    if store_beside:
+        return AgentGuess("openclaw", "an OpenClaw sessions.json lies beside it")
+    by_content = _content_evidence(transcript)
+    if by_content is not None:
+        return AgentGuess("openclaw", by_content)
+    return AgentGuess("pi", "a v3 file with no OpenClaw marks")
+
+
+def default_cut_rule(transcript: Transcript, *, store_beside: bool = False) -> CutRule:
+    """The rule of the agent that wrote the file (``file_agent``)."""
+    return _AGENT_RULE[file_agent(transcript, store_beside=store_beside).agent]
+
+
+def rule_note(rule: str, agent: str) -> str:
+    """Words for the plan when the rule is not the file's own agent's ("" when it is)."""
+    info = CUT_RULES.get(rule)
+    if info is None or info.agent == agent:
+        return ""
+    if agent in ("claude-code", "codex"):
+        name = AGENT_NAMES[agent]
+        how = ("Claude Code summarizes the conversation itself and continues from that summary"
+               if agent == "claude-code" else
+               "Codex replaces the history with what its compaction returns, partly computed on "
+               "the model provider's servers")
+        return (f"{name} compacts by its own rules, which SessionLens does not reproduce ({how}); "
+                f"this plan uses the {rule} rule, so it shows where "
+                f"{AGENT_NAMES.get(info.agent, info.agent)} would cut, not {name}")
+    whose = AGENT_NAMES.get(info.agent, "SessionLens's own")
+    return (f"this is a {AGENT_NAMES.get(agent, agent)} file planned with the {rule} rule "
+            f"({whose} rule), so the cut may differ from where {AGENT_NAMES.get(agent, agent)} "
+            "would cut")
+
+
+def rule_label(rule: str, agent: str) -> str:
+    """How a face names the rule in use: "openclaw-2026.9 (default for OpenClaw files)", or
+    "tool-frames (chosen; the default for pi files is pi-0.58)"."""
+    default = _AGENT_RULE.get(agent, DEFAULT_CUT_RULE)
+    files = f"{AGENT_NAMES.get(agent, agent)} files"
+    if rule == default:
+        return f"{rule} (default for {files})"
+    return f"{rule} (chosen; the default for {files} is {default})"

@@ -1,0 +1,276 @@
+"""What indexing one transcript file will write, worked out without touching the index.
+
+``plan_file`` reads the file once, decides whether it only grew (the bytes the index saw
+are still its first bytes) or was rewritten, loads it with the one loader, and returns the
+rows to write: new chunks, the chunker state to resume from, and the spans of its
+compactions. It is pure data in and out, so it can run in a worker process, and the writer
+can check that the index still holds what the plan was made against before it commits.
+
+Only complete lines count: an entry on a last line with no newline yet (a writer caught
+mid-line) is left for the next update, so the index never holds half an entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+import orjson
+
+from sessionlens.engine.audit.span import compaction_span
+from sessionlens.engine.errors import LoadError, NotATranscriptError
+from sessionlens.engine.load.reader import load_transcript_bytes
+from sessionlens.engine.model import Entry, Transcript
+
+from .chunking import Chunk, ChunkerState, TokenMeasure, chunk_entries, indexed_text
+from .search_settings import SearchSettings
+
+__all__ = [
+    "HEAD_BYTES", "BaseState", "ChunkRow", "CompactionRow", "FilePlan", "entry_epoch",
+    "plan_file",
+]
+
+#: The "head" whose hash is kept per file (a cheap first look at whether it was replaced).
+HEAD_BYTES = 64 << 10
+
+PlanMode = Literal["new", "append", "rewrite", "touch", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class BaseState:
+    """What the index held about a file when the plan was made."""
+
+    file_id: int
+    size: int
+    mtime_ns: int
+    indexed_bytes: int
+    prefix_sha: str
+    entry_count: int
+    resume: str | None
+    open_chunk: int | None
+    pinned: bool = False
+    format: str = ""
+    diagnostics: int = 0
+    agent: str | None = None
+    session_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    text: str
+    #: JSON ``[[offset in text, entry id, role, epoch seconds or null, timestamp], ...]``.
+    segments: str
+    ts_min: float | None
+    ts_max: float | None
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionRow:
+    compaction_id: str
+    seq: int
+    previous_id: str | None
+    summary: str
+    #: JSON list of the entry ids this compaction replaced (``audit.span``).
+    replaced: str
+
+
+@dataclass(frozen=True, slots=True)
+class FilePlan:
+    """Rows for one file; ``mode`` says how they relate to what the index holds."""
+
+    path: str
+    mode: PlanMode
+    base: BaseState | None
+    size: int = 0
+    mtime_ns: int = 0
+    agent: str | None = None
+    format: str = ""
+    session_id: str | None = None
+    head_sha: str = ""
+    indexed_bytes: int = 0
+    prefix_sha: str = ""
+    entry_count: int = 0
+    diagnostics: int = 0
+    chunks: tuple[ChunkRow, ...] = ()
+    resume: str | None = None
+    compactions: tuple[CompactionRow, ...] = ()
+    entries_added: int = 0
+    error: str | None = None
+
+
+def entry_epoch(entry: Entry) -> float | None:
+    """Seconds since the epoch of an entry's timestamp (the message's own as a fallback)."""
+    ts = entry.timestamp
+    if ts:
+        try:
+            when = datetime.fromisoformat(ts)
+        except ValueError:
+            when = None
+        if when is not None:
+            return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+    ms = entry.message.timestamp_ms if entry.message is not None else None
+    return ms / 1000.0 if isinstance(ms, int) and ms > 0 else None
+
+
+def _role(entry: Entry) -> str:
+    return entry.role or entry.type
+
+
+def _hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def plan_file(path: Path, base: BaseState | None, settings: SearchSettings,
+              measure: TokenMeasure, *, agent: str | None = None,
+              session_id: str | None = None,
+              cancel: Callable[[], bool] | None = None) -> FilePlan:
+    """The rows that bring the index's record of ``path`` up to date with the file."""
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
+    except OSError as exc:
+        return FilePlan(str(path), "failed", base, error=f"{path}: cannot read: "
+                                                         f"{exc.strerror or exc}")
+    view = memoryview(data)
+    complete = data.rfind(b"\n") + 1
+    seen = FilePlan(str(path), "touch", base, size=st.st_size, mtime_ns=st.st_mtime_ns,
+                    agent=agent, session_id=session_id,
+                    head_sha=hashlib.sha256(view[:HEAD_BYTES]).hexdigest())
+    prefix = hashlib.sha256(view[:base.indexed_bytes] if base else b"")
+    grew = (base is not None and base.indexed_bytes <= complete
+            and prefix.hexdigest() == base.prefix_sha)
+    if grew and base is not None and base.indexed_bytes == complete:
+        return seen  # no new complete line
+    resume_at = json.loads(base.resume) if grew and base is not None and base.resume else None
+    tail = _read_tail(data, path, complete, base, resume_at) if grew else None
+    if tail is not None:
+        entries: Sequence[Entry] = tail
+        t: Transcript | None = None
+        diagnostics = base.diagnostics if base is not None else 0
+    else:
+        try:
+            t = load_transcript_bytes(data, path, file_mtime_ns=st.st_mtime_ns, cancel=cancel)
+        except NotATranscriptError:  # another tool's .jsonl in an agent folder: say nothing
+            return replace(seen, mode="failed")
+        except LoadError as exc:
+            return replace(seen, mode="failed", error=str(exc))
+        entries = [e for e in t.entries if e.length <= 0 or e.offset + e.length < complete]
+        diagnostics = len(t.diagnostics)
+    if grew and base is not None and len(entries) < base.entry_count:
+        grew = False  # fewer entries from more bytes: not an append after all
+    if not grew:
+        prefix = hashlib.sha256()
+    prefix.update(view[base.indexed_bytes if grew and base else 0:complete])
+    start = base.entry_count if grew and base else 0
+    state = ChunkerState()
+    if grew and resume_at is not None:
+        state = ChunkerState.from_json(resume_at)
+    low = min([p.seq for p in state.carry] + [state.seq])
+    items = [(i, text) for i in range(low, len(entries)) if (text := indexed_text(entries[i]))]
+    todo = [(seq, text) for seq, text in items if seq >= state.seq]
+    counts = dict(zip((seq for seq, _ in todo), measure.counts([text for _, text in todo]),
+                      strict=True))
+    chunks, begun = chunk_entries(items, counts, measure, settings.chunk_tokens,
+                                  settings.chunk_overlap, state)
+    mode: PlanMode = "append" if grew else ("rewrite" if base is not None else "new")
+    resume = base.resume if grew and base else None
+    if chunks:
+        first = min([p.seq for p in begun.carry] + [begun.seq])
+        e = entries[first]
+        at = e.offset if tail is None else tail.file_offset(e)
+        resume = json.dumps({**begun.to_json(), "line": [first, at, e.id]})
+    return replace(
+        seen, mode=mode, format=t.format if t is not None else (base.format if base else ""),
+        session_id=session_id or (t.session_id if t is not None else None),
+        indexed_bytes=complete, prefix_sha=prefix.hexdigest(), entry_count=len(entries),
+        diagnostics=diagnostics, chunks=_chunk_rows(chunks, entries), resume=resume,
+        compactions=_compaction_rows(t, entries, start) if t is not None else (),
+        entries_added=len(entries) - start)
+
+
+#: Formats whose every entry line carries its own id, so a tail read names entries as a
+#: full load does (pi v1, Claude Code and Codex number some entries by line).
+_TAIL_FORMATS = frozenset({"openclaw-v3", "pi-v2"})
+
+
+class _Tail(Sequence[Entry]):
+    """Entries ``first`` onwards of a file, read without the lines before them."""
+
+    def __init__(self, first: int, entries: list[Entry], shift: int) -> None:
+        self.first, self.entries, self.shift = first, entries, shift
+
+    def __len__(self) -> int:
+        return self.first + len(self.entries)
+
+    def __getitem__(self, i: int) -> Entry:  # type: ignore[override]
+        if i < self.first:
+            raise IndexError(i)
+        return self.entries[i - self.first]
+
+    def file_offset(self, e: Entry) -> int:
+        return e.offset + self.shift
+
+
+def _read_tail(data: bytes, path: Path, complete: int, base: BaseState | None,
+               resume: dict[str, object] | None) -> _Tail | None:
+    """The entries an append needs, parsed from the open chunk's first line on; None when
+    only a full load will do (other formats, a new compaction whose span needs the whole
+    path, or a file that does not line up with what the index remembers)."""
+    line = resume.get("line") if resume else None
+    if base is None or base.format not in _TAIL_FORMATS or not isinstance(line, list):
+        return None
+    first, at, first_id = line
+    if data.find(b'"compaction"', base.indexed_bytes, complete) >= 0:
+        return None
+    head_end = data.find(b"\n") + 1
+    if not 0 < head_end <= at < complete:
+        return None
+    part = data[:head_end] + data[at:complete]
+    try:
+        t = load_transcript_bytes(part, path)
+    except LoadError:
+        return None
+    if not t.entries or t.entries[0].id != first_id:
+        return None
+    return _Tail(int(first), list(t.entries), at - head_end)
+
+
+def _chunk_rows(chunks: list[Chunk], entries: Sequence[Entry]) -> tuple[ChunkRow, ...]:
+    rows: list[ChunkRow] = []
+    epochs: dict[int, float | None] = {}
+    for chunk in chunks:
+        segments = []
+        stamps = []
+        for piece, offset in zip(chunk.pieces, chunk.offsets, strict=True):
+            e = entries[piece.seq]
+            if piece.seq not in epochs:
+                epochs[piece.seq] = entry_epoch(e)
+            epoch = epochs[piece.seq]
+            segments.append([offset, e.id, _role(e), epoch, e.timestamp])
+            if epoch is not None:
+                stamps.append(epoch)
+        rows.append(ChunkRow(chunk.text, orjson.dumps(segments).decode(),
+                             min(stamps, default=None), max(stamps, default=None),
+                             _hash(chunk.text)))
+    return tuple(rows)
+
+
+def _compaction_rows(t: Transcript, entries: Sequence[Entry], start: int
+                     ) -> tuple[CompactionRow, ...]:
+    """The compactions among the new entries, with the entries each one replaced."""
+    out = []
+    for seq in range(start, len(entries)):
+        e = entries[seq]
+        if e.type == "compaction":
+            span = compaction_span(t, e.id)
+            out.append(CompactionRow(e.id, seq, span.previous_compaction_id, e.summary or "",
+                                     json.dumps(list(span.summarized_entry_ids))))
+    return tuple(out)

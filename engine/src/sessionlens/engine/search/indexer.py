@@ -1,0 +1,306 @@
+"""Bringing the search index up to date with the transcripts on disk, incrementally.
+
+Every update lists the session files (``sessions.discovery``: every registered agent's
+folders, the user's added roots, and paths named for this update), compares each with its
+record (size and mtime first, then the hash of the bytes already indexed), plans the
+changed ones (``file_plan``, in worker processes when there is much to do) and writes each
+file's rows in one transaction. A file that only grew costs its new entries; a rewritten
+one is re-indexed; a removed one is dropped. Before committing, the writer checks that the
+record still is what the plan was made against, so two processes updating at once never
+write the same entries twice: the loser plans again from the winner's record.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from sessionlens.engine.errors import LoadCancelled
+from sessionlens.engine.sessions.discovery import session_files, summarize_session_file
+
+from .chunking import TokenMeasure, token_measure
+from .file_plan import BaseState, FilePlan, plan_file
+from .index_db import fts_text, transaction
+from .search_settings import SearchSettings
+
+__all__ = ["INDEXED_KINDS", "IndexStats", "drop_file", "update_files"]
+
+#: Live transcripts and the archives OpenClaw leaves on reset or delete (their history is
+#: nowhere else); checkpoint and .bak copies are left out, they repeat a live file.
+INDEXED_KINDS = frozenset({"primary", "archive-reset", "archive-deleted"})
+#: Worker processes pay ~1 s to start; below this much to read, one process is quicker.
+PARALLEL_MIN_BYTES = 64 << 20
+#: How often a plan is redone when another process changed the record meanwhile.
+_CONFLICT_RETRIES = 3
+
+Progress = Callable[[int, int], None]
+Cancel = Callable[[], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    """What one update did."""
+
+    files: int
+    indexed: int
+    removed: int
+    entries_added: int
+    chunks_added: int
+    bytes_read: int
+    seconds: float
+    #: One line per file that could not be indexed ("path: reason"); the rest still is.
+    problems: tuple[str, ...] = ()
+    vectors_added: int = 0
+
+
+def _rows(conn: sqlite3.Connection) -> dict[str, BaseState]:
+    out = {}
+    for r in conn.execute("SELECT id, path, size, mtime_ns, indexed_bytes, prefix_sha, "
+                          "entry_count, resume, open_chunk, pinned, format, diagnostics, agent, "
+                          "session_id FROM files"):
+        out[r[1]] = BaseState(r[0], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]),
+                              r[10], r[11], r[12], r[13])
+    return out
+
+
+def _state(conn: sqlite3.Connection, path: str) -> BaseState | None:
+    r = conn.execute("SELECT id, size, mtime_ns, indexed_bytes, prefix_sha, entry_count, "
+                     "resume, open_chunk, pinned, format, diagnostics, agent, session_id FROM "
+                     "files WHERE path=?", (path,)).fetchone()
+    return None if r is None else BaseState(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
+                                            bool(r[8]), r[9], r[10], r[11], r[12])
+
+
+def _same(a: BaseState | None, b: BaseState | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return (a.file_id, a.indexed_bytes, a.prefix_sha, a.entry_count, a.open_chunk) == (
+        b.file_id, b.indexed_bytes, b.prefix_sha, b.entry_count, b.open_chunk)
+
+
+def _delete_chunks(conn: sqlite3.Connection, where: str, args: tuple[object, ...]) -> None:
+    rows = conn.execute(f"SELECT id, text FROM chunks WHERE {where}", args).fetchall()
+    conn.executemany("INSERT INTO chunk_fts(chunk_fts, rowid, body) VALUES('delete', ?, ?)",
+                     ((i, fts_text(text)) for i, text in rows))
+    conn.execute(f"DELETE FROM chunks WHERE {where}", args)
+
+
+def drop_file(conn: sqlite3.Connection, file_id: int, *, keep_record: bool = False) -> None:
+    """Remove a file's chunks and compactions (and its record unless ``keep_record``)."""
+    _delete_chunks(conn, "file_id=?", (file_id,))
+    conn.execute("DELETE FROM compactions WHERE file_id=?", (file_id,))
+    if not keep_record:
+        conn.execute("DELETE FROM files WHERE id=?", (file_id,))
+
+
+def _apply(conn: sqlite3.Connection, plan: FilePlan, pinned: bool) -> bool:
+    """Write one plan in a transaction; False when the record changed since planning."""
+    with transaction(conn):
+        current = _state(conn, plan.path)
+        if not _same(current, plan.base):
+            return False
+        pinned = pinned or bool(current and current.pinned)
+        if plan.mode == "touch" and current is not None:
+            conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE id=?",
+                         (plan.size, plan.mtime_ns, current.file_id))
+            return True
+        open_chunk = current.open_chunk if current is not None else None
+        if current is not None and plan.mode in ("rewrite", "failed"):
+            drop_file(conn, current.file_id, keep_record=True)
+            open_chunk = None
+        elif current is not None and plan.mode == "append" and plan.chunks \
+                and open_chunk is not None:
+            _delete_chunks(conn, "id=?", (open_chunk,))
+        values = (plan.agent, plan.format, plan.session_id, plan.size, plan.mtime_ns,
+                  plan.head_sha, plan.indexed_bytes, plan.prefix_sha, plan.entry_count,
+                  plan.resume, int(pinned), plan.diagnostics, time.time())
+        if current is None:
+            file_id = int(conn.execute(
+                "INSERT INTO files(agent, format, session_id, size, mtime_ns, head_sha, "
+                "indexed_bytes, prefix_sha, entry_count, resume, pinned, diagnostics, "
+                "indexed_at, path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*values, plan.path)).lastrowid or 0)
+        else:
+            file_id = current.file_id
+            conn.execute("UPDATE files SET agent=?, format=?, session_id=?, size=?, "
+                         "mtime_ns=?, head_sha=?, indexed_bytes=?, prefix_sha=?, "
+                         "entry_count=?, resume=?, pinned=?, diagnostics=?, indexed_at=? "
+                         "WHERE id=?", (*values, file_id))
+        last = None
+        for c in plan.chunks:
+            cur = conn.execute("INSERT INTO chunks(file_id, text, segments, ts_min, ts_max, "
+                               "hash) VALUES (?,?,?,?,?,?)",
+                               (file_id, c.text, c.segments, c.ts_min, c.ts_max, c.hash))
+            last = cur.lastrowid
+            conn.execute("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
+                         (last, fts_text(c.text)))
+        if last is not None or plan.mode in ("rewrite", "failed", "new"):
+            open_chunk = last
+        conn.execute("UPDATE files SET open_chunk=? WHERE id=?", (open_chunk, file_id))
+        conn.executemany(
+            "INSERT OR REPLACE INTO compactions(file_id, compaction_id, seq, previous_id, "
+            "summary, replaced) VALUES (?,?,?,?,?,?)",
+            ((file_id, c.compaction_id, c.seq, c.previous_id, c.summary, c.replaced)
+             for c in plan.compactions))
+    return True
+
+
+# --------------------------------------------------------------------------- planning in parallel
+
+_worker_measure: TokenMeasure | None = None
+_worker_settings: SearchSettings | None = None
+
+
+def _init_worker(settings: SearchSettings) -> None:
+    global _worker_measure, _worker_settings
+    _worker_settings = settings
+    _worker_measure = token_measure(settings.chunk_encoding, helpers=False)
+
+
+def _identity(path: Path) -> tuple[str | None, str | None]:
+    """Agent and session id as the session list shows them (``discovery``'s quick scan)."""
+    info = summarize_session_file(path)
+    return (info.agent or info.format, info.session_id) if info is not None else (None, None)
+
+
+def _plan_job(path: str, base: BaseState | None, settings: SearchSettings,
+              measure: TokenMeasure, cancel: Cancel | None = None) -> FilePlan:
+    agent: str | None
+    if base is not None and base.agent is not None:  # a known file keeps its agent and id
+        agent, session_id = base.agent, base.session_id
+    else:
+        agent, session_id = _identity(Path(path))
+    return plan_file(Path(path), base, settings, measure, agent=agent, session_id=session_id,
+                     cancel=cancel)
+
+
+def _plan_in_worker(path: str, base: BaseState | None) -> FilePlan:
+    assert _worker_settings is not None and _worker_measure is not None
+    return _plan_job(path, base, _worker_settings, _worker_measure)
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    path: str
+    base: BaseState | None
+    size: int
+
+
+def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bool,
+           cancel: Cancel | None) -> Iterator[tuple[_Job, FilePlan]]:
+    """Plans in job order; in ``workers`` processes when the job is big enough."""
+    total = sum(j.size for j in jobs)
+    measure = token_measure(settings.chunk_encoding, helpers=helpers, cancel=cancel)
+
+    def plan(j: _Job) -> FilePlan:
+        return _plan_job(j.path, j.base, settings, measure, cancel)
+
+    if workers <= 1 or len(jobs) < 2:
+        for j in jobs:
+            yield j, plan(j)
+        return
+    if total < PARALLEL_MIN_BYTES:
+        # one file ahead on a thread: SQLite lets go of the GIL while it writes the last one
+        with ThreadPoolExecutor(1, thread_name_prefix="sessionlens-plan") as threads:
+            ahead = threads.submit(plan, jobs[0])
+            for i, j in enumerate(jobs):
+                done = ahead.result()
+                if i + 1 < len(jobs):
+                    ahead = threads.submit(plan, jobs[i + 1])
+                yield j, done
+        return
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    # this process writes while ``workers - 1`` others read and chunk the next files
+    planners = max(1, workers - 1)
+    ctx = multiprocessing.get_context("spawn")  # never fork a process that may run Qt
+    given = 0
+    try:
+        with ProcessPoolExecutor(planners, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(settings,)) as pool:
+            futures: list[Future[FilePlan]] = []
+            try:
+                for j in jobs[:planners + 1]:
+                    futures.append(pool.submit(_plan_in_worker, j.path, j.base))
+                while given < len(jobs):
+                    result = futures[given].result()
+                    nxt = given + planners + 1
+                    if nxt < len(jobs):
+                        j = jobs[nxt]
+                        futures.append(pool.submit(_plan_in_worker, j.path, j.base))
+                    yield jobs[given], result
+                    given += 1
+            finally:
+                for fut in futures[given:]:
+                    fut.cancel()
+    except (BrokenProcessPool, OSError):  # no worker could start (a frozen app, a sandbox)
+        for j in jobs[given:]:
+            yield j, plan(j)
+
+
+def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Iterable[Path],
+                 pinned: Sequence[Path] = (), *, on_progress: Progress | None = None,
+                 cancel: Cancel | None = None, workers: int = 1,
+                 helpers: bool = True) -> IndexStats:
+    """Index what changed under ``dirs`` and ``pinned`` (kept even outside ``dirs``)."""
+    started = time.monotonic()
+    pinned_files = {str(f.resolve()) for f, _ in session_files(pinned, kinds=INDEXED_KINDS)}
+    listing = {str(f.resolve()) for f, _ in session_files([*dirs, *pinned],
+                                                          kinds=INDEXED_KINDS)}
+    rows = _rows(conn)
+    keep = set(listing)
+    keep.update(p for p, r in rows.items() if r.pinned and os.path.isfile(p))
+    removed = 0
+    for path, gone in rows.items():
+        if path not in keep:
+            with transaction(conn):
+                drop_file(conn, gone.file_id)
+            removed += 1
+    jobs = []
+    for path in sorted(keep):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        row = rows.get(path)
+        if row is not None and (row.size, row.mtime_ns) == (st.st_size, st.st_mtime_ns):
+            if path in pinned_files and not row.pinned:
+                with transaction(conn):
+                    conn.execute("UPDATE files SET pinned=1 WHERE id=?", (row.file_id,))
+            continue
+        jobs.append(_Job(path, row, st.st_size))
+    total = sum(j.size for j in jobs)
+    done = indexed = entries = chunks = 0
+    problems: list[str] = []
+    if on_progress is not None:
+        on_progress(0, total)
+    measure: TokenMeasure | None = None
+    for job, plan in _plans(jobs, settings, workers, helpers, cancel):
+        if cancel is not None and cancel():
+            raise LoadCancelled(job.path, "indexing cancelled")
+        for _attempt in range(_CONFLICT_RETRIES):
+            if _apply(conn, plan, job.path in pinned_files):
+                break
+            measure = measure or token_measure(settings.chunk_encoding, helpers=helpers,
+                                               cancel=cancel)
+            plan = _plan_job(job.path, _state(conn, job.path), settings, measure, cancel)
+        else:
+            problems.append(f"{job.path}: changed by another process while indexing; "
+                            "left for the next update")
+        if plan.error:
+            problems.append(plan.error)
+        elif plan.mode not in ("touch", "failed"):
+            indexed += 1
+            entries += plan.entries_added
+            chunks += len(plan.chunks)
+        done += job.size
+        if on_progress is not None:
+            on_progress(done, total)
+    return IndexStats(len(keep), indexed, removed, entries, chunks, total,
+                      time.monotonic() - started, tuple(problems))

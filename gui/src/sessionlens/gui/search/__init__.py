@@ -1,0 +1,1 @@
+"""Search across every session: the panel, its hit list and the controller behind them."""

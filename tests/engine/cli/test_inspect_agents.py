@@ -1,0 +1,54 @@
+"""``inspect`` and ``sessions`` on other agents' files: the format name, what the format does
+not record, the agent's own estimate, and one listed row per session of a database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixtures.agent_files import crush_db, part, write
+from fixtures.factories import jsonl
+from sessionlens.engine.cli import main
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_inspect_names_the_format_and_what_it_does_not_record(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "p" / "agent-transcripts" / "t.jsonl", jsonl(
+        {"role": "user", "message": {"content": [{"type": "text", "text": "hi"}]}},
+        {"role": "assistant", "message": {"content": [
+            {"type": "tool_use", "name": "Read", "input": {"path": "a"}}]}}))
+    r = run_json(capsys, "inspect", str(path))
+    assert (r["format"], r["agent"]) == ("cursor-jsonl", "Cursor")
+    assert {g["kind"] for g in r["lacks"]} == {"ids", "timestamps", "usage", "model",
+                                                "tool_results"}
+    assert r["tokens"]["reported_context"] is None and r["tokens"]["agent_rule"] is None
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "not recorded  no entry ids" in out and "no token estimate of its own" in out
+
+
+def test_sessions_lists_each_session_of_a_database_and_inspect_opens_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = crush_db(tmp_path / "proj" / ".crush" / "crush.db",
+                  [{"id": "s1", "title": "first", "updated_at": 2, "created_at": 1},
+                   {"id": "s2", "title": "second", "updated_at": 4, "created_at": 3,
+                    "summary_message_id": "b2"}],
+                  [("a1", "s1", "user", [part("text", text="hi")], 1),
+                   ("b1", "s2", "user", [part("text", text="yo")], 3),
+                   ("b2", "s2", "assistant", [part("text", text="## Summary")], 4)])
+    r = run_json(capsys, "sessions", str(db.parent))
+    rows = {Path(s["path"]).name: s for s in r["sessions"]}
+    assert set(rows) == {"s1", "s2"}
+    assert (rows["s2"]["entries"], rows["s2"]["compactions"], rows["s2"]["title"]) == (
+        2, 1, "second")
+    i = run_json(capsys, "inspect", rows["s2"]["path"])
+    assert (i["format"], i["session_id"], i["compactions"]) == ("crush-sqlite", "s2", 1)
+    assert i["session_name"] == "second"

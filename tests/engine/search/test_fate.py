@@ -1,0 +1,71 @@
+""""Was it kept?": a hit replaced by a compaction is kept only while every summary carries it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixtures.factories import TranscriptBuilder, structured_summary
+from sessionlens.engine.search.fate import RecordedCompaction, hit_fate, query_words
+from sessionlens.engine.search.search_index import SearchIndex
+
+
+def _session(tmp: Path, first: str, second: str) -> tuple[Path, dict[str, str]]:
+    b = TranscriptBuilder(plain_users=True)
+    ids = {"old": b.user("The signing key lives in /etc/keys/ledger-v2.pem, rotate it on "
+                         "the 1st.").id}
+    b.assistant("Noted the key location.")
+    ids["keep1"] = b.user("Let us continue with the parser.").id
+    ids["c1"] = b.compaction(structured_summary(first), ids["keep1"]).id
+    b.assistant("Parser work continues.")
+    ids["keep2"] = b.user("Now the exporter, and the port is 9443.").id
+    ids["c2"] = b.compaction(structured_summary(second), ids["keep2"]).id
+    ids["new"] = b.user("The ledger-v2.pem question is settled now.").id
+    (tmp / "s").mkdir(parents=True)
+    return b.write(tmp / "s" / "fate.jsonl"), ids
+
+
+def _fate(tmp: Path, first: str, second: str, query: str) -> dict[str, object]:
+    path, ids = _session(tmp, first, second)
+    index = SearchIndex(tmp / "idx", session_dirs=lambda: [path.parent])
+    index.update()
+    hits = {h.entry_id: h.fate for h in index.search(query, limit=10).hits}
+    return {name: hits.get(entry) for name, entry in ids.items()} | {"ids": ids}
+
+
+def test_a_fact_every_summary_carries_is_kept(tmp_path: Path) -> None:
+    got = _fate(tmp_path, "- key: /etc/keys/ledger-v2.pem", "- key at /etc/keys/ledger-v2.pem",
+                "ledger-v2.pem")
+    ids = got["ids"]
+    assert isinstance(ids, dict)
+    fate = got["old"]
+    assert fate is not None and fate.status == "kept"  # type: ignore[attr-defined]
+    assert fate.compaction_id == ids["c2"]  # type: ignore[attr-defined]
+    assert "/etc/keys/ledger-v2.pem" in fate.checked  # type: ignore[attr-defined]
+    newer = got["new"]
+    assert newer is not None and newer.status == "live"  # type: ignore[attr-defined]
+
+
+def test_the_first_summary_that_drops_the_fact_is_named(tmp_path: Path) -> None:
+    got = _fate(tmp_path, "- key: /etc/keys/ledger-v2.pem", "- the parser and the exporter",
+                "ledger-v2.pem")
+    ids = got["ids"]
+    assert isinstance(ids, dict)
+    fate = got["old"]
+    assert fate is not None and fate.status == "lost"  # type: ignore[attr-defined]
+    assert fate.compaction_id == ids["c2"]  # type: ignore[attr-defined]
+    assert fate.missing == ("/etc/keys/ledger-v2.pem",)  # type: ignore[attr-defined]
+    got = _fate(tmp_path / "again", "- nothing about keys", "- nor here", "ledger-v2.pem")
+    ids = got["ids"]
+    assert isinstance(ids, dict)
+    assert got["old"].compaction_id == ids["c1"]  # type: ignore[union-attr]
+
+
+def test_plain_words_are_checked_when_no_identifier_matches() -> None:
+    c = RecordedCompaction("c1", None, "We chose PostgreSQL for billing.", frozenset({"e1"}))
+    assert hit_fate("e1", "we picked postgresql over mysql", ["where", "postgresql"],
+                    [c]).status == "kept"
+    lost = hit_fate("e1", "we picked postgresql over mysql", ["mysql"], [c])
+    assert (lost.status, lost.missing) == ("lost", ("mysql",))
+    assert hit_fate("e1", "no query word here", ["banana"], [c]).status == "unchecked"
+    assert hit_fate("e9", "anything", ["mysql"], [c]).status == "live"
+    assert query_words(["the", "did", "we", "5", "db", "postgres"]) == ("5", "postgres")

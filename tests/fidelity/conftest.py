@@ -1,0 +1,68 @@
+"""The differential run, once per test session: the agents' code and SessionLens side by side.
+
+One Node process takes every file (the real pi/OpenClaw samples when present, plus the seeded
+generated sessions); while it works, SessionLens answers the same questions here, so the two
+sides run on the two cores in parallel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fidelity.compare import Tally, ours, tally
+from fidelity.generated import generated_session, keep_values
+from fidelity.node_runner import finish_job, node_unavailable, start_job
+from fixtures.samples import SAMPLES_DIR
+
+#: The real samples written by pi or OpenClaw (07 and 09 are Claude Code and Codex files).
+SAMPLE_PREFIXES = ("01_", "03_", "04_")
+GENERATED_SEEDS = range(60)
+RESERVE = 16_384
+
+
+@dataclass
+class Differential:
+    tally: Tally
+    files: list[Path]
+
+
+def _sample_files() -> list[Path]:
+    if not SAMPLES_DIR.is_dir():
+        return []
+    return [m for p in SAMPLE_PREFIXES for m in sorted(SAMPLES_DIR.glob(f"{p}*"))[:1]]
+
+
+def _settings(keeps: tuple[int, ...], windows: tuple[int, ...]) -> list[dict[str, Any]]:
+    return [{"keepRecentTokens": k, "reserveTokens": RESERVE, "contextWindow": w}
+            for k, w in zip(keeps, windows, strict=True)]
+
+
+@pytest.fixture(scope="session")
+def differential(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Differential]:
+    reason = node_unavailable()
+    if reason is not None:
+        pytest.skip(f"differential tests need the agents' own code: {reason}")
+    folder = tmp_path_factory.mktemp("generated")
+    jobs: list[tuple[Path, list[dict[str, Any]]]] = [
+        (p, _settings((20_000, 3_000), (131_072, 40_000))) for p in _sample_files()]
+    for seed in GENERATED_SEEDS:
+        path = generated_session(seed).write(folder / f"gen-{seed:03d}.jsonl")
+        jobs.append((path, _settings(keep_values(seed), (60_000, 24_000))))
+    proc = start_job({"files": [{"path": str(p), "settings": s} for p, s in jobs]})
+    try:
+        mine = {p: ours(p, s) for p, s in jobs}
+        records = finish_job(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    t = Tally()
+    for (p, _), rec in zip(jobs, records, strict=True):
+        assert rec.get("path") == str(p), rec
+        assert "error" not in rec, rec.get("error")
+        tally(t, p.name, rec, mine[p])
+    yield Differential(t, [p for p, _ in jobs])
