@@ -240,6 +240,12 @@ def run_app(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     if args.screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from .preflight import preflight_problem
+
+    problem = preflight_problem()
+    if problem is not None:  # Qt would abort naming the wrong library
+        print(problem, file=sys.stderr)
+        return 3
     import qasync
 
     ctx = build(args)

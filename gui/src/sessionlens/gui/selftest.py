@@ -121,7 +121,7 @@ def _highlight() -> None:
             raise RuntimeError(f"no highlighting (dark={dark})")
 
 
-def _render_window(steps: _Steps, out_dir: Path) -> None:
+def _render_window(steps: _Steps, out_dir: Path, appdata: Path) -> None:
     def render() -> Path:
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -129,7 +129,7 @@ def _render_window(steps: _Steps, out_dir: Path) -> None:
 
         target = out_dir / "selftest-window.png"
         code = run_app(["--screenshot", str(target), str(bundled_sample_path()),
-                        "--basedir", str(out_dir / "appdata")])
+                        "--basedir", str(appdata)])
         if code != 0:
             raise RuntimeError(f"screenshot exited {code}")
         return _nonempty(target)
@@ -137,14 +137,16 @@ def _render_window(steps: _Steps, out_dir: Path) -> None:
     steps.run("render main window", render)
 
 
-def run_self_test(*, with_window: bool = True) -> int:
-    """Run every step; returns 0 only if all of them worked."""
+def run_self_test(*, with_window: bool = True, basedir: Path | str | None = None) -> int:
+    """Run every step; returns 0 only if all of them worked. ``basedir`` is where the window
+    step keeps its settings and cache (a temporary folder when not given)."""
     steps = _Steps()
     with tempfile.TemporaryDirectory(prefix="sessionlens-selftest-") as tmp:
         out_dir = Path(tmp)
         _pipeline(steps, out_dir)
         if with_window:
-            _render_window(steps, out_dir)
+            _render_window(steps, out_dir,
+                           Path(basedir).expanduser() if basedir else out_dir / "appdata")
     verdict = "passed" if steps.failed == 0 else f"FAILED ({steps.failed} step(s))"
     print(f"self-test {verdict}", flush=True)
     return 0 if steps.failed == 0 else 1

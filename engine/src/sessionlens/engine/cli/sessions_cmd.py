@@ -13,12 +13,13 @@ from sessionlens.engine.errors import LoadError
 from sessionlens.engine.load.reader import detect_format
 from sessionlens.engine.sessions.classify import SESSION_FILE_KINDS
 from sessionlens.engine.sessions.discovery import (
+    SearchedFolder,
     SessionInfo,
-    default_session_dirs,
     discover_sessions,
+    searched_session_dirs,
 )
 
-from .output import emit_json, emit_lines, warn
+from .output import emit_json, emit_lines
 
 __all__ = ["register", "run", "session_record"]
 
@@ -42,7 +43,25 @@ def session_record(s: SessionInfo) -> dict[str, Any]:
     }
 
 
+def _searched_lines(searched: list[SearchedFolder], found: list[SessionInfo]) -> list[str]:
+    """Every place looked at: each existing one with what it held, the absent ones counted
+    per agent (with the first as an example), so the search is never a mystery."""
+    lines = ["searched:"]
+    absent: dict[str, list[Path]] = {}
+    for f in searched:
+        if not f.exists:
+            absent.setdefault(f.agent, []).append(f.path)
+            continue
+        n = sum(1 for s in found if s.path == f.path or f.path in s.path.parents)
+        lines.append(f"  {f.agent:11} {f.path}  ({n} session{'s' if n != 1 else ''})")
+    for agent, paths in absent.items():
+        more = f" and {len(paths) - 1} more place(s)" if len(paths) > 1 else ""
+        lines.append(f"  {agent:11} not on this machine: {paths[0]}{more}")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
+    searched: list[SearchedFolder] = []
     if args.dir is not None:
         if not args.dir.exists():
             raise LoadError(args.dir, "no such file or folder")
@@ -50,20 +69,23 @@ def run(args: argparse.Namespace) -> int:
             detect_format(args.dir)  # a named file that is no transcript is an error, not "none"
         dirs = [args.dir]
     else:
-        dirs = default_session_dirs()
-        if not dirs:
-            warn("sessionlens sessions: no session folders of any known agent found")
+        searched = searched_session_dirs()
+        dirs = [f.path for f in searched if f.exists]
     kinds = SESSION_FILE_KINDS - {"lock", "temp", "store", "other", "trajectory"} \
         if args.all else frozenset({"primary"})
     found = discover_sessions(dirs, kinds=kinds)
     if args.json:
         emit_json({"dirs": [str(d) for d in dirs],
+                   "searched": [{"agent": f.agent, "path": str(f.path), "exists": f.exists}
+                                for f in searched] or [{"agent": None, "path": str(d),
+                                                        "exists": True} for d in dirs],
                    "sessions": [session_record(s) for s in found]})
         return 0
+    where = _searched_lines(searched, found) if searched else [f"searched {d}" for d in dirs]
     if not found:
-        emit_lines([f"no sessions found in {', '.join(map(str, dirs)) or '(no folders)'}"])
+        emit_lines(["no sessions found", *where])
         return 0
-    lines = [f"{len(found)} session(s)"]
+    lines = [f"{len(found)} session(s)", *where]
     for s in found:
         comp = "?" if s.compactions is None else str(s.compactions)
         lines.append(f"  {s.modified:%Y-%m-%d %H:%M}  {s.format:18} {s.entries:>7,} entries  "

@@ -39,7 +39,7 @@ __all__ = [
     "discover_sessions", "summarize_session_file", "classify_session_file",
     "read_session_store", "resolve_session_file", "SessionStore", "StoreRecord",
     "CompactionCheckpoint", "CheckpointPosition", "openclaw_state_dirs",
-    "load_plugin_sources", "PLUGIN_MODULES", "objects_mentioning", "session_files",
+    "load_plugin_sources", "PLUGIN_MODULES", "SearchedFolder", "searched_session_dirs", "objects_mentioning", "session_files",
     "session_infos",
 ]
 
@@ -242,6 +242,32 @@ def default_session_dirs(home: Path | None = None,
         for d in source.dirs(home, env):
             if d.exists() and d not in out:
                 out.append(d)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchedFolder:
+    """One place an agent keeps sessions, and whether it exists on this machine."""
+
+    agent: str
+    path: Path
+    exists: bool
+
+
+def searched_session_dirs(home: Path | None = None,
+                          env: Mapping[str, str] | None = None) -> list[SearchedFolder]:
+    """Every folder (or file) the default search looks at, existing or not, per agent, so a
+    face can say where it looked instead of naming only what it found."""
+    load_plugin_sources()
+    home = Path.home() if home is None else home
+    env = os.environ if env is None else env
+    out: list[SearchedFolder] = []
+    seen: set[Path] = set()
+    for source in SOURCES:
+        for d in source.dirs(home, env):
+            if d not in seen:
+                seen.add(d)
+                out.append(SearchedFolder(source.name, d, d.exists()))
     return out
 
 
