@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+# the scripted LLM servers on 127.0.0.1 (``wire``, ``openai_server``), for every test
+from fixtures.llm_wire import openai_server, wire  # noqa: F401
 from fixtures.samples import SAMPLES_DIR
 
 

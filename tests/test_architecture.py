@@ -161,3 +161,20 @@ def test_engine_package_reads_as_the_data_flow() -> None:
     folders = {p.name for p in ENGINE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert {"load", "sessions", "tokens", "plan", "contract", "summarize", "audit", "persist",
             "export", "lineage", "cli"} <= folders
+
+
+def test_engine_tests_never_import_qt() -> None:
+    """The engine-only run (``tests/engine``, ``tests/conftest.py`` and the shared fixtures)
+    imports no Qt and no GUI: only ``tests/fixtures/qt_*.py`` may (ruff's TID251 ignore in
+    pyproject.toml follows that name), and only the GUI tests import those."""
+    qt = ("PySide6", "shiboken6", "qasync", "pyqtgraph", "sessionlens.gui", "fixtures.qt_")
+    tests = ROOT / "tests"
+    files = [tests / "conftest.py", *sorted((tests / "engine").rglob("*.py")),
+             *(p for p in sorted((tests / "fixtures").glob("*.py")) if not p.name.startswith("qt_"))]
+    offenders = []
+    for py in files:
+        for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{py.relative_to(ROOT)}: {n}" for n in names if n.startswith(qt)]
+    assert offenders == []

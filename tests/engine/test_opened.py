@@ -9,7 +9,6 @@ import pytest
 
 from fixtures.factories import TranscriptBuilder, text_of
 from fixtures.samples import sample_path
-from fixtures.session_files import SessionFile
 from sessionlens.engine.opened import (
     FIGURE_LABELS,
     Figures,
@@ -26,22 +25,11 @@ from sessionlens.engine.tokens.estimate import estimate_entry_tokens
 def _with_model(model: str, *, error: str | None = None, usage: int | None = None) -> TranscriptBuilder:
     b = TranscriptBuilder()
     b.user("hello")
-    b.assistant("hi", usage=usage)
+    b.assistant("hi", usage=usage, model=model)
     if error is not None:
         b.user("again")
-        e = b.assistant("")
-        b.entries[-1] = _as_error(e, error)
-    for entry in b.entries:
-        if entry.message is not None and entry.message.role == "assistant":
-            object.__setattr__(entry.message, "model", model)
+        b.assistant("", stop_reason="error", error_message=error, model=model)
     return b
-
-
-def _as_error(entry, text):  # type: ignore[no-untyped-def]
-    import dataclasses
-
-    msg = dataclasses.replace(entry.message, stop_reason="error", error_message=text)
-    return dataclasses.replace(entry, message=msg)
 
 
 def test_window_sources_in_their_documented_order() -> None:
@@ -85,15 +73,14 @@ def test_sources_name_the_user_the_config_or_the_default() -> None:
 
 
 def _session(tmp: Path, turns: int = 30) -> Path:
-    s = SessionFile()
+    b = TranscriptBuilder(plain_users=True)
     for k in range(turns):
-        s.user(f"turn {k}: " + text_of(2_000))
-        call = s.assistant("reading", [{"id": f"c{k}", "name": "read",
-                                         "arguments": {"path": f"/src/f{k}.py"}}])
-        assert call
-        s.tool_result(f"c{k}", "read", text_of(6_000))
-        s.assistant("done " + text_of(1_000))
-    return s.write(tmp / "session.jsonl")
+        b.user(f"turn {k}: " + text_of(2_000))
+        call = b.call("read", call_id=f"c{k}", path=f"/src/f{k}.py")
+        assert b.assistant("reading", call, usage=15).id
+        b.result(call, text_of(6_000))
+        b.assistant("done " + text_of(1_000), usage=15)
+    return b.write(tmp / "session.jsonl")
 
 
 def test_figures_count_the_turn_a_successor_keeps_back(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ import pytest
 
 from fidelity.compare import Tally, ours, tally
 from fidelity.generated import generated_session, keep_values
-from fidelity.jsonl_out import write_jsonl
 from fidelity.node_runner import finish_job, node_unavailable, start_job
 from fixtures.samples import SAMPLES_DIR
 
@@ -52,7 +51,7 @@ def differential(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Different
     jobs: list[tuple[Path, list[dict[str, Any]]]] = [
         (p, _settings((20_000, 3_000), (131_072, 40_000))) for p in _sample_files()]
     for seed in GENERATED_SEEDS:
-        path = write_jsonl(generated_session(seed), folder / f"gen-{seed:03d}.jsonl")
+        path = generated_session(seed).write(folder / f"gen-{seed:03d}.jsonl")
         jobs.append((path, _settings(keep_values(seed), (60_000, 24_000))))
     proc = start_job({"files": [{"path": str(p), "settings": s} for p, s in jobs]})
     try:

@@ -7,13 +7,13 @@ excluded ones), custom messages, branch summaries (also empty ones), images, CJK
 metadata rows, usage of every shape (none, zero, parts only, OpenClaw's contextUsage, far
 above or below the estimate), earlier compactions (kept tail, hard boundary, unknown
 first-kept id, hook-written), resets with and without a kept window, a ``cli`` assistant, and
-side branches. Deterministic per seed, so a failure names the seed that shows it.
+side branches. Deterministic per seed, so a failure names the seed that shows it. Both
+return the builder: ``write(path)`` leaves the file the agents' code and ours both read.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from fixtures.factories import TranscriptBuilder, text_of
 from sessionlens.engine.model import (
@@ -22,7 +22,6 @@ from sessionlens.engine.model import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    Transcript,
     Usage,
 )
 
@@ -92,12 +91,12 @@ def _opener(b: TranscriptBuilder, rng: random.Random, big: int) -> None:
 
 
 def _boundary(b: TranscriptBuilder, rng: random.Random, big: int) -> None:
-    ids = [e.id for e in b.entries]
+    ids = [row["id"] for row in b.lines[1:]]
     kind = rng.choice(["kept", "kept", "hard", "unknown", "hook", "reset", "reset-kept"])
     if kind.startswith("reset"):
-        entry = b.reset(rng.choice(["new", "reset", "idle"]))
+        b.reset(rng.choice(["new", "reset", "idle"]))
         if kind == "reset-kept" and ids:
-            b.entries[-1] = replace(entry, first_kept_entry_id=rng.choice(ids))
+            b.lines[-1]["firstKeptEntryId"] = rng.choice(ids)
         return
     first = {"kept": rng.choice(ids) if ids else None, "hard": None, "unknown": "deadbeef",
              "hook": rng.choice(ids) if ids else None}[kind]
@@ -105,17 +104,17 @@ def _boundary(b: TranscriptBuilder, rng: random.Random, big: int) -> None:
                  from_hook=kind == "hook")
 
 
-def generated_session(seed: int) -> Transcript:
+def generated_session(seed: int) -> TranscriptBuilder:
     """A session of about 10 to 90 rows; see the module docstring for what it mixes."""
     rng = random.Random(seed)
     b = TranscriptBuilder(path=f"/generated/{seed}.jsonl")
     big = rng.choice([300, 1500, 6000])
     scale = rng.choice([0.05, 0.5, 1.0, 3.0])
     for _turn in range(rng.randint(2, 12)):
-        if b.entries and rng.random() < 0.12:
+        if len(b.lines) > 1 and rng.random() < 0.12:
             _boundary(b, rng, big)
-        if b.entries and rng.random() < 0.05:  # a side branch: go on from an earlier row
-            b.leaf = rng.choice(b.entries).id
+        if len(b.lines) > 1 and rng.random() < 0.05:  # a side branch: on from an earlier row
+            b.leaf = rng.choice(b.lines[1:])["id"]
         _opener(b, rng, big)
         for _step in range(rng.randint(0, 4)):
             meta = rng.random()
@@ -124,7 +123,7 @@ def generated_session(seed: int) -> Transcript:
             elif meta < 0.1:
                 b.thinking_level(rng.choice(["off", "low", "high"]))
             elif meta < 0.13:
-                b.label(b.entries[-1].id)
+                b.label(b.lines[-1]["id"])
             calls = [b.call(rng.choice(["read", "write", "edit", "bash"]), path=f"/src/f{k}.py")
                      for k in range(rng.choice([0, 0, 1, 1, 2, 3]))]
             stop = rng.choice(["stop", "toolUse", "stop", "aborted", "error", "length"])
@@ -142,7 +141,7 @@ def generated_session(seed: int) -> Transcript:
         _assistant(b, rng, [], "stop", scale, big)
     if rng.random() < 0.15:
         _boundary(b, rng, big)
-    return b.build()
+    return b
 
 
 def keep_values(seed: int) -> tuple[int, int]:
@@ -151,7 +150,7 @@ def keep_values(seed: int) -> tuple[int, int]:
     return rng.choice([0, 1, 50, 300]), rng.choice([1000, 3000, 8000, 20000])
 
 
-def pairing_rows(seed: int) -> Transcript:
+def pairing_rows(seed: int) -> TranscriptBuilder:
     """A run of messages for a reset's window, with tool ids drawn from a tiny pool so that
     calls repeat ids, results come late, twice, without an id, or for another tool."""
     rng = random.Random(seed)
@@ -176,4 +175,4 @@ def pairing_rows(seed: int) -> Transcript:
             b.custom_message("n")
         else:
             b.bash("ls", "x", exclude=rng.random() < 0.5)
-    return b.build()
+    return b

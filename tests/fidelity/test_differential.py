@@ -15,7 +15,6 @@ import pytest
 
 from fidelity.conftest import Differential
 from fidelity.generated import pairing_rows
-from fidelity.jsonl_out import write_jsonl
 from fidelity.node_runner import node_unavailable, run_job
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.plan.tool_pairing import reset_kept_indices
@@ -71,7 +70,7 @@ def test_reset_pairing_is_openclaws(tmp_path: Path) -> None:
     reason = node_unavailable()
     if reason is not None:
         pytest.skip(f"needs the agents' own code: {reason}")
-    files = {write_jsonl(pairing_rows(seed), tmp_path / f"p{seed}.jsonl"): seed
+    files = {pairing_rows(seed).write(tmp_path / f"p{seed}.jsonl"): seed
              for seed in range(150)}
     records = run_job({"pairing": [str(p) for p in files]})
     differ = []

@@ -19,7 +19,6 @@ import pytest
 
 from fidelity.conftest import SAMPLE_PREFIXES
 from fidelity.generated import generated_session
-from fidelity.jsonl_out import write_jsonl
 from fidelity.node_runner import node_unavailable, run_job
 from fixtures.samples import SAMPLES_DIR
 from sessionlens.engine.errors import PlanError
@@ -44,7 +43,7 @@ def _originals(folder: Path) -> list[Path]:
     for seed in SEEDS:
         own = folder / f"gen-{seed}"
         own.mkdir()
-        out.append(write_jsonl(generated_session(seed), own / f"gen-{seed}.jsonl"))
+        out.append(generated_session(seed).write(own / f"gen-{seed}.jsonl"))
     return out
 
 

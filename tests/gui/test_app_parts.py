@@ -1,8 +1,7 @@
-"""Task runner, prefs, paths, message rendering, the session browser and --screenshot."""
+"""Task runner, prefs, paths, icons and shortcuts, --screenshot, and the PySide6 pin."""
 
 from __future__ import annotations
 
-import base64
 import os
 import subprocess
 import sys
@@ -10,18 +9,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from fixtures.gui_flows import SETTLE_MS
-from fixtures.gui_transcripts import small_session_rows, write_rows
-from sessionlens.engine import load_transcript
+from fixtures.scenarios import small_session
 from sessionlens.gui import shortcuts
 from sessionlens.gui.icons import ICON_KEYS, icon, icon_bytes
 from sessionlens.gui.paths import AppPaths
 from sessionlens.gui.prefs import MAX_RECENT, Prefs
 from sessionlens.gui.tasks import TaskRunner
-from sessionlens.gui.transcript import message_render as mr
-
-# a 1x1 red PNG
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")
 
 
 def test_task_runner_delivers_results_on_the_ui_thread(qtbot: Any) -> None:
@@ -99,67 +92,9 @@ def test_every_icon_and_shortcut_loads(qapp: Any) -> None:
     assert len(seqs) == len(set(seqs))
 
 
-def test_message_parts_cover_blocks(tmp_path: Path) -> None:
-    t = load_transcript(write_rows(tmp_path / "s.jsonl", small_session_rows()))
-    kinds = [k for k, _ in mr.block_parts(t.entry("a0000007"))]
-    assert kinds == ["thinking", "markdown"]
-    assert [k for k, _ in mr.block_parts(t.entry("a0000001"))] == ["tool"]
-    assert [k for k, _ in mr.block_parts(t.entry("ovf00001"))] == ["error"]
-    text, rest = mr.clip("x" * (mr.MAX_INLINE + 5))
-    assert len(text) == mr.MAX_INLINE and rest == 5
-    html = mr.code_html('{"a": 1}', "json", dark=False)
-    assert "style=" in html and "<pre" in html
-
-
-def test_images_are_decoded_into_the_message_view(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
-    rows = small_session_rows()
-    rows.append({"type": "message", "id": "img00001", "parentId": rows[-1]["id"],
-                 "timestamp": "2026-02-01T12:00:00.000Z",
-                 "message": {"role": "user", "timestamp": 1, "content": [
-                     {"type": "text", "text": "see screenshot"},
-                     {"type": "image", "mimeType": "image/png", "data": base64.b64encode(PNG).decode()}]}})
-    ctx = make_main_window()
-    from fixtures.gui_flows import open_and_settle
-
-    open_and_settle(qtbot, ctx, write_rows(tmp_path / "img.jsonl", rows))
-    ctx.controller.select("img00001")
-    doc = ctx.window.message.document()
-    images = []
-    block = doc.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isImageFormat():
-                images.append(fmt.toImageFormat().name())
-            it += 1
-        block = block.next()
-    assert len(images) == 1 and not doc.resource(2, images[0]).isNull()   # 2 = ImageResource
-    assert "image could not be decoded" not in ctx.window.message.toPlainText()
-
-
-def test_session_browser_lists_and_opens_sessions(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
-    folder = tmp_path / "sessions"
-    folder.mkdir()
-    for name in ("0194a000-0000-7000-8000-000000000001", "0194a000-0000-7000-8000-000000000002"):
-        write_rows(folder / f"{name}.jsonl", small_session_rows())
-    ctx = make_main_window()
-    browser = ctx.window.browser
-    with qtbot.waitSignal(ctx.controller.sessions_ready, timeout=SETTLE_MS):
-        ctx.controller.discover([folder])
-    assert browser.model.session_count() == 2
-    browser.filter.setText("000000000002")
-    group = browser.proxy.index(0, 0)
-    assert browser.proxy.rowCount(group) == 1
-    child = browser.proxy.index(0, 0, group)
-    with qtbot.waitSignal(ctx.controller.settled, timeout=SETTLE_MS):
-        browser._open(child)
-    assert ctx.controller.path is not None and ctx.controller.path.name.endswith("02.jsonl")
-
-
 def test_screenshot_command_writes_a_png(tmp_path: Path) -> None:
     out = tmp_path / "shot.png"
-    src = write_rows(tmp_path / "s.jsonl", small_session_rows())
+    src = small_session().write(tmp_path / "s.jsonl")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     proc = subprocess.run([sys.executable, "-m", "sessionlens.gui", "--basedir", str(tmp_path / "b"),
                            "--screenshot", str(out), "--size", "1200x800", str(src)],

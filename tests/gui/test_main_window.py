@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -10,8 +9,10 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from fixtures.gui_flows import SETTLE_MS, open_and_settle
-from fixtures.gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
+from fixtures.factories import TranscriptBuilder, write_rows
+from fixtures.qt_app import SETTLE_MS, open_and_settle
+from fixtures.scenarios import small_session
+from fixtures.written import path_to_root, read_rows
 from sessionlens.gui.paths import bundled_sample_path
 from sessionlens.gui.roles import EntryIdRole
 
@@ -22,7 +23,7 @@ def test_bundled_sample_opens_with_its_whole_active_path(qtbot: Any, make_main_w
     open_and_settle(qtbot, ctx, sample)
     rows = read_rows(sample)
     win = ctx.window
-    assert win.timeline.model.rowCount() == len(active_path_ids(rows))
+    assert win.timeline.model.rowCount() == len(path_to_root(rows))
     compactions = [r for r in rows if r.get("type") == "compaction"]
     assert len(ctx.controller.transcript.compactions) == len(compactions) >= 1
     assert ctx.controller.plan is not None
@@ -36,7 +37,7 @@ def test_bundled_sample_opens_with_its_whole_active_path(qtbot: Any, make_main_w
 
 def test_select_entry_shows_it_in_the_message_view(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
     ctx = make_main_window()
-    path = write_rows(tmp_path / "s.jsonl", small_session_rows())
+    path = small_session().write(tmp_path / "s.jsonl")
     open_and_settle(qtbot, ctx, path)
     tl = ctx.window.timeline
     row = tl.model.row_of_entry("a0000007")
@@ -56,7 +57,7 @@ def test_select_entry_shows_it_in_the_message_view(qtbot: Any, make_main_window:
 
 def test_tool_result_double_click_jumps_to_its_call(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
     ctx = make_main_window()
-    open_and_settle(qtbot, ctx, write_rows(tmp_path / "s.jsonl", small_session_rows()))
+    open_and_settle(qtbot, ctx, small_session().write(tmp_path / "s.jsonl"))
     tl = ctx.window.timeline
     idx = tl.model.index(tl.model.row_of_entry("r0000004"))
     tl._jump_to_pair(idx)
@@ -66,10 +67,10 @@ def test_tool_result_double_click_jumps_to_its_call(qtbot: Any, make_main_window
 
 def test_filter_by_role_and_text(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
     ctx = make_main_window()
-    rows = small_session_rows()
+    rows = small_session().lines
     open_and_settle(qtbot, ctx, write_rows(tmp_path / "s.jsonl", rows))
     tl = ctx.window.timeline
-    on_path = set(active_path_ids(rows))
+    on_path = set(path_to_root(rows))
     users = [r for r in rows if r.get("id") in on_path and r["type"] == "message"
              and r["message"]["role"] == "user"]
     tl.role_box.setCurrentIndex(tl.role_box.findData("user"))
@@ -86,7 +87,7 @@ def test_filter_by_role_and_text(qtbot: Any, make_main_window: Any, tmp_path: Pa
 
 def test_tree_mode_shows_every_entry(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
     ctx = make_main_window()
-    rows = small_session_rows()
+    rows = small_session().lines
     open_and_settle(qtbot, ctx, write_rows(tmp_path / "s.jsonl", rows))
     tl = ctx.window.timeline
     tl.tree_toggle.setChecked(True)
@@ -130,15 +131,12 @@ def test_dragging_the_cut_line_replans(qtbot: Any, make_main_window: Any) -> Non
 
 def test_reload_when_the_file_grows(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
     ctx = make_main_window()
-    rows = small_session_rows()
-    path = write_rows(tmp_path / "grow.jsonl", rows)
+    path = small_session().write(tmp_path / "grow.jsonl")
     open_and_settle(qtbot, ctx, path)
     n = len(ctx.controller.transcript.entries)
-    leaf = rows[-1]["id"]
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"type": "message", "id": "late0001", "parentId": leaf,
-                             "timestamp": "2026-02-01T11:00:00.000Z",
-                             "message": {"role": "user", "content": "one more thing", "timestamp": 1}}) + "\n")
+    later = TranscriptBuilder.continuing(path)
+    later.user("one more thing", plain=True, id="late0001")
+    later.append_to(path)
     qtbot.waitUntil(lambda: ctx.controller.transcript is not None
                     and len(ctx.controller.transcript.entries) == n + 1, timeout=SETTLE_MS)
     assert ctx.window.timeline.model.row_of_entry("late0001") is not None
@@ -146,7 +144,7 @@ def test_reload_when_the_file_grows(qtbot: Any, make_main_window: Any, tmp_path:
 
 def test_bad_lines_go_to_the_diagnostics_panel(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
     ctx = make_main_window()
-    path = write_rows(tmp_path / "bad.jsonl", small_session_rows())
+    path = small_session().write(tmp_path / "bad.jsonl")
     with path.open("a", encoding="utf-8") as fh:
         fh.write("{broken\n")
     open_and_settle(qtbot, ctx, path)
@@ -157,7 +155,7 @@ def test_bad_lines_go_to_the_diagnostics_panel(qtbot: Any, make_main_window: Any
 
 def test_recent_files_and_last_session_are_remembered(qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
     ctx = make_main_window()
-    path = write_rows(tmp_path / "r.jsonl", small_session_rows())
+    path = small_session().write(tmp_path / "r.jsonl")
     open_and_settle(qtbot, ctx, path)
     assert ctx.prefs.recent_files()[0] == path.resolve()
     assert ctx.prefs.last_session() == path
@@ -175,7 +173,7 @@ def test_real_sample_04_opens(qtbot: Any, make_main_window: Any, samples_dir: Pa
     ctx = make_main_window()
     open_and_settle(qtbot, ctx, local)
     rows = read_rows(local)
-    assert ctx.window.timeline.model.rowCount() == len(active_path_ids(rows))
+    assert ctx.window.timeline.model.rowCount() == len(path_to_root(rows))
     n_comp = sum(1 for r in rows if r.get("type") == "compaction")
     assert len(ctx.window.tokens.chart._tips) == n_comp
 
@@ -185,7 +183,7 @@ def test_dropping_a_file_opens_it(qtbot: Any, make_main_window: Any, tmp_path: P
     from PySide6.QtGui import QDropEvent
 
     ctx = make_main_window()
-    path = write_rows(tmp_path / "dropped.jsonl", small_session_rows())
+    path = small_session().write(tmp_path / "dropped.jsonl")
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(path))])
     event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton,
@@ -198,7 +196,7 @@ def test_dropping_a_file_opens_it(qtbot: Any, make_main_window: Any, tmp_path: P
 def test_cancel_stops_a_load_and_leaves_the_window_usable(qtbot: Any, make_main_window: Any,
                                                          tmp_path: Path) -> None:
     ctx = make_main_window()
-    rows = small_session_rows()
+    rows = small_session().lines
     big = rows + [dict(r, id=f"x{n:07d}", parentId=(f"x{n - 1:07d}" if n else rows[-1]["id"]))
                   for n, r in enumerate(rows[1:] * 400) if r["type"] == "message"]
     path = write_rows(tmp_path / "big.jsonl", big)
@@ -227,33 +225,3 @@ def test_settings_change_replans_with_new_keep_recent(qtbot: Any, make_main_wind
     assert ctx.controller.resolved.keep_recent_tokens.source == "app settings"
     assert ctx.prefs.compaction_overrides()["keep_recent_tokens"] == 5_000  # stored once
     assert len(after.kept_entry_ids) < len(before.kept_entry_ids)
-
-
-def test_settings_dialog_reads_back_what_the_user_chose(qtbot: Any, make_main_window: Any) -> None:
-    from sessionlens.gui.settings.dialog import SettingsDialog
-    from sessionlens.gui.settings.profiles import load_profiles
-
-    ctx = make_main_window()
-    dlg = SettingsDialog(ctx.controller.overrides, ctx.controller.settings, "o200k_base",
-                         "system", load_profiles(ctx.paths.profiles_file), ctx.window)
-    qtbot.addWidget(dlg)
-    dlg.keep_box.setValue(12_345)
-    dlg.encoding_box.setCurrentText("cl100k_base")
-    dlg.theme_box.setCurrentIndex(dlg.theme_box.findData("dark"))
-    dlg.p_name.setText("local-llm")
-    dlg.p_kind.setCurrentText("openai")
-    dlg.p_url.setText("http://127.0.0.1:8080/v1")
-    dlg.p_env.setText("LOCAL_LLM_KEY")
-    dlg._add_profile()
-    chosen = dlg.result_overrides()
-    assert chosen.keep_recent_tokens == 12_345
-    assert chosen.reserve_tokens is None and chosen.context_window is None  # left as shown
-    assert dlg.result_encoding() == "cl100k_base" and dlg.result_theme() == "dark"
-    names = [p.name for p in dlg.result_profiles()]
-    assert names[0] == "offline" and "local-llm" in names
-    from sessionlens.gui.settings.profiles import save_profiles
-
-    save_profiles(ctx.paths.profiles_file, dlg.result_profiles())
-    text = ctx.paths.profiles_file.read_text(encoding="utf-8")
-    assert "LOCAL_LLM_KEY" in text and "key_env" in text
-    assert [p.name for p in load_profiles(ctx.paths.profiles_file)] == names

@@ -12,8 +12,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from fixtures.compaction_fixtures import mount, write_session
+from fixtures.qt_app import mount
 from fixtures.samples import sample_path
+from fixtures.scenarios import write_session
 from sessionlens.engine import FIGURE_LABELS
 from sessionlens.gui.compaction.accept_dialog import AcceptDialog
 

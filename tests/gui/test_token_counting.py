@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fixtures.gui_flows import open_and_settle
-from fixtures.gui_transcripts import small_session_rows, write_rows
+from fixtures.qt_app import open_and_settle
+from fixtures.scenarios import small_session
 from sessionlens.gui.roles import TokensRole
 
 
@@ -24,7 +24,7 @@ def test_context_first_then_the_whole_file(qtbot: Any, make_main_window: Any,
                      "bars": dict(win.tokens.breakdown._values), "busy": c.is_busy()})
 
     c.tokens_ready.connect(on_tokens)
-    open_and_settle(qtbot, ctx, write_rows(tmp_path / "s.jsonl", small_session_rows()))
+    open_and_settle(qtbot, ctx, small_session().write(tmp_path / "s.jsonl"))
     first, last = seen[0], seen[-1]
     assert [s["scope"] for s in seen] == ["context", "file"]
     report = c.tokens.report
@@ -40,7 +40,7 @@ def test_context_first_then_the_whole_file(qtbot: Any, make_main_window: Any,
 
 def test_a_second_window_on_the_same_file_counts_nothing_again(qtbot: Any, make_main_window: Any,
                                                                tmp_path: Path) -> None:
-    path = write_rows(tmp_path / "s.jsonl", small_session_rows())
+    path = small_session().write(tmp_path / "s.jsonl")
     first = make_main_window()
     open_and_settle(qtbot, first, path)
     assert first.controller.tokens.report.tokenized > 0

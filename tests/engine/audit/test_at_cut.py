@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fixtures.audit_sessions import ERROR, failing_test_session
-from fixtures.factories import TranscriptBuilder
-from fixtures.session_files import structured_summary
+from fixtures.factories import TranscriptBuilder, structured_summary
 from sessionlens.engine.audit.at_cut import audit_at_cut
 from sessionlens.engine.errors import AuditError
 

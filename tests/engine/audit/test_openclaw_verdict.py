@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fixtures.audit_sessions import ERROR, failing_test_session
-from fixtures.session_files import structured_summary
+from fixtures.factories import structured_summary
 from sessionlens.engine.audit.openclaw_verdict import OPENCLAW_LABEL
 from sessionlens.engine.audit.report import audit_report_dict, audit_summary
 

@@ -6,8 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from fixtures.factories import TranscriptBuilder
-from fixtures.session_files import structured_summary
+from fixtures.factories import TranscriptBuilder, structured_summary
 from sessionlens.engine.audit.quality_loop import quality_feedback, run_with_quality_loop
 from sessionlens.engine.audit.report import AuditReport, audit_summary
 from sessionlens.engine.errors import ProviderError, SummarizationCancelled

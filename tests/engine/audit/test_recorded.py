@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import rich_session
 from fixtures.samples import sample_path
+from fixtures.scenarios import rich_session
+from fixtures.written import path_to_root, read_rows
 from sessionlens.engine.audit.recorded import (
     audit_compaction_in_chain,
     audit_every_compaction,
@@ -40,13 +41,9 @@ def _successor(tmp_path: Path, cut: str | None) -> tuple[Path, Path, str, dict[s
 
 def _path_ids_before(src: Path, stop: str | None) -> list[str]:
     """Active-path message ids of the original up to ``stop`` (all for None), by hand."""
-    rows = [json.loads(x) for x in src.read_text().splitlines()][1:]
+    rows = read_rows(src)[1:]
     by_id = {r["id"]: r for r in rows}
-    chain, cur = [], rows[-1]["id"]
-    while cur is not None:
-        chain.append(cur)
-        cur = by_id[cur]["parentId"]
-    chain.reverse()
+    chain = path_to_root(rows)
     if stop is not None:
         chain = chain[:chain.index(stop)]
     return [i for i in chain if by_id[i]["type"] == "message"]
@@ -71,7 +68,7 @@ def test_successor_compaction_is_audited_against_the_predecessor(tmp_path: Path,
                      if predecessor.entry(i).type == "message"]
     assert span_messages == _path_ids_before(src, stop)
     assert ids["u1"] in span_messages and ids["us"] not in span_messages  # not the side branch
-    rows = {r["id"]: r for r in map(json.loads, src.read_text().splitlines()[1:])}
+    rows = {r["id"]: r for r in read_rows(src)[1:]}
     asks = [rows[i]["message"]["content"] for i in span_messages
             if rows[i]["message"]["role"] == "user"]
     texts = [c if isinstance(c, str) else c[0]["text"] for c in asks]

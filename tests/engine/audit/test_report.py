@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from fixtures.audit_sessions import ERROR, failing_test_session
-from fixtures.factories import TranscriptBuilder
+from fixtures.factories import TranscriptBuilder, structured_summary
 from fixtures.samples import sample_path
-from fixtures.session_files import structured_summary
 from sessionlens.engine.audit.report import audit_compaction, audit_report_dict, audit_summary
 from sessionlens.engine.audit.span import compaction_span
 from sessionlens.engine.contract.ask import ask_tokens, has_ask_overlap

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.factories import TranscriptBuilder, structured_summary
 from fixtures.samples import sample_path
-from fixtures.session_files import SessionFile, basic_session, structured_summary
+from fixtures.scenarios import basic_session
 from sessionlens.engine.cli import main
 
 
@@ -39,12 +40,12 @@ def test_audit_policy_off_passes_identifiers(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_audit_picks_compaction_and_prints_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    s = SessionFile()
-    s.user("first: look at /srv/one/a.py")
-    first = s.compaction("Summary unavailable due to context limits.", None, from_hook=True)
-    kept = s.user("second")
-    s.compaction(structured_summary(), kept)
-    path = s.write(tmp_path / "two.jsonl")
+    b = TranscriptBuilder()
+    b.user("first: look at /srv/one/a.py")
+    first = b.compaction("Summary unavailable due to context limits.", None, from_hook=True).id
+    kept = b.user("second").id
+    b.compaction(structured_summary(), kept)
+    path = b.write(tmp_path / "two.jsonl")
     assert main(["audit", str(path), "--compaction", first]) == 0
     out = capsys.readouterr().out
     assert f"compaction {first}: FAILED" in out
@@ -54,10 +55,10 @@ def test_audit_picks_compaction_and_prints_text(tmp_path: Path, capsys: pytest.C
 
 def test_nothing_to_audit_is_an_answer_not_an_error(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    s = SessionFile()
-    s.user("hello")
-    s.assistant("hi")
-    path = s.write(tmp_path / "plain.jsonl")
+    b = TranscriptBuilder()
+    b.user("hello", id="e0000001")
+    b.assistant("hi")
+    path = b.write(tmp_path / "plain.jsonl")
     assert main(["audit", str(path)]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("nothing to audit:") and "no compaction" in captured.out
@@ -85,12 +86,12 @@ def test_audit_a_summary_file_against_a_compaction_or_a_cut(
     errors = next(c for c in data["checks"] if c["name"] == "errors")
     assert errors["passed"], errors
     # the same text against a cut in a file without a compaction
-    s = SessionFile()
-    s.user("Please fix the crash in /srv/app/parser.py when loading big files")
-    s.assistant("On it: see https://docs.example.org/parser")
-    cut = s.user("thanks, keep going")
-    s.assistant("Continuing.")
-    plain = s.write(tmp_path / "plain.jsonl")
+    b = TranscriptBuilder()
+    b.user("Please fix the crash in /srv/app/parser.py when loading big files")
+    b.assistant("On it: see https://docs.example.org/parser")
+    cut = b.user("thanks, keep going").id
+    b.assistant("Continuing.")
+    plain = b.write(tmp_path / "plain.jsonl")
     assert main(["audit", str(plain), "--summary-file", str(text), "--cut", cut]) == 0
     out = capsys.readouterr().out
     assert f"against the cut at {cut}" in out

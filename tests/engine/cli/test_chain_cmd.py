@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import SESSION_ID, Builder, rich_session
+from fixtures.factories import SESSION_ID, TranscriptBuilder
+from fixtures.scenarios import rich_session
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.successor import CompactionRecord
@@ -74,10 +75,10 @@ def test_chain_refuses_what_is_not_a_transcript(tmp_path: Path, capsys: pytest.C
 
 
 def test_chain_subprocess(tmp_path: Path) -> None:
-    b = Builder(session_id="root")
+    b = TranscriptBuilder(session_id="root")
     b.user("x")
     root = b.write(tmp_path / "root.jsonl")
-    kid = Builder(session_id="kid", parent_session=f"C:\\Users\\me\\{root.name}")
+    kid = TranscriptBuilder(session_id="kid", parent_session=f"C:\\Users\\me\\{root.name}")
     kid.user("y")
     child = kid.write(tmp_path / "kid.jsonl")
     proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "chain", str(child),

@@ -6,42 +6,34 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from fixtures.llm_wire import Act, WireServer, serve
-from fixtures.persist_fixtures import Builder, read_jsonl
-from fixtures.session_files import SessionFile
-from fixtures.wire_fixtures import FakeSleep, policy
+from fixtures.factories import TranscriptBuilder
+from fixtures.llm_wire import Act, FakeSleep, WireServer, policy
+from fixtures.written import listing, read_rows
 from sessionlens.engine.cli import compact_cmd, main
 from sessionlens.engine.contract.templates import REQUIRED_SECTIONS
 from sessionlens.engine.load.reader import load_transcript
-
-
-@pytest.fixture
-def wire() -> Iterator[WireServer]:
-    yield from serve()
-
 
 KEYS = {"summary", "audit", "first_kept_entry_id", "tokens_before", "tokens_after", "written"}
 
 
 def session(tmp_path: Path) -> Path:
-    s = SessionFile()
-    s.user("Please make the importer accept CSV files from /data/inbox; never drop rows.")
-    s.assistant("Reading the importer.", [{"id": "c1", "name": "read",
-                                           "arguments": {"path": "src/importer.py"}}])
-    s.tool_result("c1", "read", "def load(path): ...\n" * 40)
-    s.assistant("We'll use the csv module instead of pandas.", [
-        {"id": "c2", "name": "bash", "arguments": {"command": "pytest tests/test_importer.py"}}])
-    s.tool_result("c2", "bash", "E   ValueError: bad header at row 17", is_error=True)
-    s.user("Fix the header bug and rerun pytest on port 5433 database.")
-    s.assistant("Fixing the header parsing now.")
-    s.user("Then ship it.")
-    s.assistant("Shipping.")
-    return s.write(tmp_path / "session.jsonl")
+    b = TranscriptBuilder()
+    b.user("Please make the importer accept CSV files from /data/inbox; never drop rows.")
+    read = b.call("read", path="src/importer.py")
+    b.assistant("Reading the importer.", read)
+    b.result(read, "def load(path): ...\n" * 40)
+    run = b.call("bash", command="pytest tests/test_importer.py")
+    b.assistant("We'll use the csv module instead of pandas.", run)
+    b.result(run, "E   ValueError: bad header at row 17", is_error=True)
+    b.user("Fix the header bug and rerun pytest on port 5433 database.")
+    b.assistant("Fixing the header parsing now.")
+    b.user("Then ship it.")
+    b.assistant("Shipping.")
+    return b.write(tmp_path / "session.jsonl")
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
@@ -50,14 +42,10 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[
     return code, (json.loads(out) if out.strip() else {})
 
 
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in folder.iterdir()}
-
-
 def test_offline_json_has_the_contract_keys(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     path = session(tmp_path)
-    before = snapshot(tmp_path)
+    before = listing(tmp_path)
     code, out = run_json(capsys, str(path), "--keep-recent", "20")
     assert code == 0 and KEYS <= set(out)
     summary = str(out["summary"])
@@ -68,7 +56,7 @@ def test_offline_json_has_the_contract_keys(tmp_path: Path,
     assert all(set(c) == {"name", "passed", "detail", "reasons"} for c in audit["checks"])
     assert all(c["reasons"] == [] for c in audit["checks"] if c["passed"])
     assert audit["kept_attempt"] == 1 and audit["attempts"] == 1
-    assert out["written"] == [] and snapshot(tmp_path) == before
+    assert out["written"] == [] and listing(tmp_path) == before
     assert int(out["tokens_after"]) > 0  # type: ignore[call-overload]
 
 
@@ -109,13 +97,13 @@ def test_provider_failure_exits_1_and_writes_nothing(tmp_path: Path, wire: WireS
     monkeypatch.setattr(compact_cmd, "RETRY_POLICY", policy(sleep))
     wire.default = act
     path = session(tmp_path)
-    before = snapshot(tmp_path)
+    before = listing(tmp_path)
     code = main(["compact", str(path), "--keep-recent", "20", "--provider", "openai",
                  "--base-url", wire.url + "/v1", "--model", "m", "--write", "successor",
                  "--timeout", "0.3"])
     err = capsys.readouterr().err
     assert code == 1 and "sessionlens compact: error:" in err
-    assert snapshot(tmp_path) == before and len(wire.seen) == 3 and len(sleep.waits) == 2
+    assert listing(tmp_path) == before and len(wire.seen) == 3 and len(sleep.waits) == 2
 
 
 def test_fallback_offline_saves_the_run(tmp_path: Path, wire: WireServer,
@@ -186,11 +174,11 @@ def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """QA: on a tiny transcript ``compact`` reported "tokens: 14 -> about 72" as if all were
     well; the summary template alone outweighs what it replaces."""
-    s = SessionFile()
-    s.user("hi")
-    s.assistant("ok")
-    s.user("bye")
-    path = s.write(tmp_path / "tiny.jsonl")
+    b = TranscriptBuilder()
+    b.user("hi")
+    b.assistant("ok")
+    b.user("bye")
+    path = b.write(tmp_path / "tiny.jsonl")
     code = main(["compact", str(path), "--json", "--keep-recent", "0"])
     captured = capsys.readouterr()
     out = json.loads(captured.out)
@@ -227,19 +215,18 @@ def test_quality_retries_and_early_lock_refusal(tmp_path, capsys) -> None:  # ty
 
 def _storm_session(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """Old work to summarize, then a prompt sent twice 15 s apart: the first copy failed."""
-    b = Builder()
-    ids = {"old": b.user("the old part of the session " * 300), "a0": b.assistant("noted")}
+    b = TranscriptBuilder(plain_users=True)
+    ids = {"old": b.user("the old part of the session " * 300).id,
+           "a0": b.assistant("noted").id}
     ask = "please summarise the quarterly report for the board"
-    ids["u1"] = b.user("next: the quarterly report " * 10)
-    ids["a1"] = b.assistant("ready when you are " * 10)
-    ids["c1"] = b.add({"type": "message", "message": {"role": "user", "content": ask,
-                                                      "timestamp": 1_000}})
-    ids["e1"] = b.add({"type": "message", "message": {
-        "role": "assistant", "content": [], "api": "x", "provider": "p", "model": "m",
-        "stopReason": "error", "errorMessage": "503 overloaded", "timestamp": 1_100}})
-    ids["c2"] = b.add({"type": "message", "message": {"role": "user", "content": ask,
-                                                      "timestamp": 16_000}})
-    ids["a2"] = b.assistant("Here is the summary of the quarterly report.")
+    ids["u1"] = b.user("next: the quarterly report " * 10).id
+    ids["a1"] = b.assistant("ready when you are " * 10).id
+    ids["c1"] = b.message({"role": "user", "content": ask, "timestamp": 1_000}).id
+    ids["e1"] = b.message({"role": "assistant", "content": [], "api": "x", "provider": "p",
+                           "model": "m", "stopReason": "error", "errorMessage": "503 overloaded",
+                           "timestamp": 1_100}).id
+    ids["c2"] = b.message({"role": "user", "content": ask, "timestamp": 16_000}).id
+    ids["a2"] = b.assistant("Here is the summary of the quarterly report.").id
     return b.write(tmp_path / "storm.jsonl"), ids
 
 
@@ -257,7 +244,7 @@ def test_compact_json_lists_the_retry_copies_it_left_out(
                                                  15_000)
     successor = next(Path(p) for p in out["written"]  # type: ignore[attr-defined]
                      if Path(p).name != path.name and ".checkpoint." not in p)
-    kept = {r.get("id") for r in read_jsonl(successor)}
+    kept = {r.get("id") for r in read_rows(successor)}
     assert ids["c1"] not in kept and ids["e1"] not in kept and ids["c2"] in kept
 
 
@@ -272,7 +259,7 @@ def test_keep_retry_copies_and_the_preview_without_writing(
     assert code == 0 and kept["dropped_retry_copies"] == []
     successor = next(Path(p) for p in kept["written"]  # type: ignore[attr-defined]
                      if ".checkpoint." not in p and Path(p).name != path.name)
-    assert ids["c1"] in {r.get("id") for r in read_jsonl(successor)}
+    assert ids["c1"] in {r.get("id") for r in read_rows(successor)}
     assert main(["compact", str(path), "--keep-recent", "120"]) == 0
     assert "a successor would leave out 1 unanswered copy" in capsys.readouterr().out
 

@@ -8,21 +8,15 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fixtures.llm_wire import Act, Seen, WireServer, serve, wait_for
+from fixtures.llm_wire import Act, Seen, WireServer, wait_for
 from fixtures.secret_fixtures import PLANTED, secret_session
 from sessionlens.engine.cli import main
 from sessionlens.engine.secrets import find_secrets
-
-
-@pytest.fixture
-def wire() -> Iterator[WireServer]:
-    yield from serve()
 
 
 def _texts(seen: Seen) -> list[str]:

@@ -10,7 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from fixtures.session_files import SessionFile, basic_session
+from fixtures.factories import TranscriptBuilder
+from fixtures.scenarios import basic_session
 from sessionlens.engine.cli import main
 from sessionlens.engine.export.summary import export_schema
 
@@ -32,12 +33,12 @@ def test_export_each_format(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
 
 def test_export_specific_compaction_text_output(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    s = SessionFile()
-    s.user("one")
-    first = s.compaction("Summary unavailable due to context limits.", None)
-    s.user("two")
-    s.compaction("## Goal\nx", None)
-    path = s.write(tmp_path / "s.jsonl")
+    b = TranscriptBuilder()
+    b.user("one")
+    first = b.compaction("Summary unavailable due to context limits.", None).id
+    b.user("two")
+    b.compaction("## Goal\nx", None)
+    path = b.write(tmp_path / "s.jsonl")
     out = tmp_path / "first.json"
     assert main(["export", str(path), "--format", "json", "-o", str(out), "--compaction", first]) == 0
     assert f"compaction {first}" in capsys.readouterr().out
@@ -46,9 +47,9 @@ def test_export_specific_compaction_text_output(tmp_path: Path,
 
 def test_export_without_a_compaction_says_so(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    s = SessionFile()
-    s.user("no compaction here")
-    path = s.write(tmp_path / "plain.jsonl")
+    b = TranscriptBuilder()
+    b.user("no compaction here")
+    path = b.write(tmp_path / "plain.jsonl")
     assert main(["export", str(path), "--format", "md", "-o", str(tmp_path / "x.md")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("nothing to export:") and "--transcript" in out

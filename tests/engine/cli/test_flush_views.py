@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fixtures.persist_fixtures import Builder
+from fixtures.factories import TranscriptBuilder
 from fixtures.samples import sample_path
 from sessionlens.engine.cli import main
 
@@ -20,12 +20,8 @@ FLUSH_KEYS = {"enabled", "turns", "store", "soft_threshold", "soft_threshold_tok
               "compaction_threshold", "context_window", "cycles", "pattern"}
 
 
-def _assistant(text: str, usage: int) -> dict[str, Any]:
-    return {"type": "message", "message": {
-        "role": "assistant", "content": [{"type": "text", "text": text}], "api": "x",
-        "provider": "p", "model": "m", "stopReason": "stop", "timestamp": 2,
-        "usage": {"input": usage, "output": 0, "cacheRead": 0, "cacheWrite": 0,
-                  "totalTokens": usage}}}
+#: What the transcript's assistants name (the window source reads the model).
+_M = {"api": "x", "provider": "p", "model": "m"}
 
 
 def _flush_session(folder: Path, *, store: bool = True) -> tuple[Path, dict[str, str]]:
@@ -33,16 +29,16 @@ def _flush_session(folder: Path, *, store: bool = True) -> tuple[Path, dict[str,
 
     Cycle 1 flushes at 27,000 then compacts; cycle 2 (open) is under the soft threshold: the
     first message (~25,000 tokens) is what the compaction summarized."""
-    b = Builder()
-    ids = {"u1": b.user("start the migration of the billing tables " * 2_400),
-           "a1": b.add(_assistant("started", 27_000)),
-           "flush": b.user(PROMPT), "no_reply": b.add(_assistant("NO_REPLY", 27_100)),
-           "u2": b.user("continue with the invoices table")}
-    ids["a2"] = b.add(_assistant("invoices migrated", 31_000))
-    ids["comp"] = b.state("compaction", summary="## Goal\nmigrate billing",
-                          firstKeptEntryId=ids["u2"], tokensBefore=31_000)
-    ids["u3"] = b.user("now the payments table")
-    ids["a3"] = b.add(_assistant("payments next", 6_000))
+    b = TranscriptBuilder(plain_users=True)
+    ids = {"u1": b.user("start the migration of the billing tables " * 2_400).id,
+           "a1": b.assistant("started", usage=27_000, **_M).id,
+           "flush": b.user(PROMPT).id,
+           "no_reply": b.assistant("NO_REPLY", usage=27_100, **_M).id,
+           "u2": b.user("continue with the invoices table").id}
+    ids["a2"] = b.assistant("invoices migrated", usage=31_000, **_M).id
+    ids["comp"] = b.compaction("## Goal\nmigrate billing", ids["u2"], 31_000).id
+    ids["u3"] = b.user("now the payments table").id
+    ids["a3"] = b.assistant("payments next", usage=6_000, **_M).id
     path = b.write(folder / "billing.jsonl")
     if store:
         stamp = next(json.loads(line) for line in path.read_text().splitlines()

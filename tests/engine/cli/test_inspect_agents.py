@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.agent_files import crush_db, jsonl, part, write
+from fixtures.agent_files import crush_db, part, write
+from fixtures.factories import jsonl
 from sessionlens.engine.cli import main
 
 

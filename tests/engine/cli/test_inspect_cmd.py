@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.factories import jsonl, write_rows
 from fixtures.samples import sample_path
 from sessionlens.engine.cli import main
 
@@ -37,7 +38,7 @@ def session_file(tmp_path: Path) -> Path:
             msg("u2", "c1", "user"),
             row("custom", "x1", "u2", customType="state")]
     p = tmp_path / "s.jsonl"
-    p.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in rows) + b"{broken\n")
+    p.write_bytes(jsonl(*rows) + b"{broken\n")
     return p
 
 
@@ -120,10 +121,8 @@ def test_inspect_human_output_has_no_python_reprs(tmp_path: Path,
     """QA: a header-only file printed ``leaf None`` and ``messages 0`` with trailing blanks;
     a session name was shown as a Python repr."""
     p = tmp_path / "header-only.jsonl"
-    p.write_text(json.dumps(HEADER) + "\n" + json.dumps(
-        row("session_info", "n1", None, name="it's \"mine\"")) + "\n", encoding="utf-8")
-    header_only = tmp_path / "empty-session.jsonl"
-    header_only.write_text(json.dumps(HEADER) + "\n", encoding="utf-8")
+    write_rows(p, [HEADER, row("session_info", "n1", None, name="it's \"mine\"")])
+    header_only = write_rows(tmp_path / "empty-session.jsonl", [HEADER])
     assert main(["inspect", str(header_only)]) == 0
     out = capsys.readouterr().out
     assert "None" not in out and "leaf          (none)" in out
@@ -139,7 +138,7 @@ def test_inspect_human_totals_are_aligned(tmp_path: Path,
     rows += [row("custom", f"x{i}", "u1" if i == 0 else f"x{i - 1}", customType="s")
              for i in range(12)]
     p = tmp_path / "wide.jsonl"
-    p.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    write_rows(p, rows)
     assert main(["inspect", str(p)]) == 0
     lines = capsys.readouterr().out.splitlines()
     entries = next(x for x in lines if x.lstrip().startswith("entries"))
@@ -170,7 +169,7 @@ def test_inspect_lists_diagnostics_in_file_order(tmp_path: Path,
     after the parse), so the list jumped back and forth through the file."""
     rows = [HEADER, msg("c1", "c2", "user"), msg("c2", "c1", "user"), msg("u", None, "user")]
     p = tmp_path / "order.jsonl"
-    p.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in rows) + b"[1]\n{bad\n")
+    p.write_bytes(jsonl(*rows) + b"[1]\n{bad\n")
     r = run_json(capsys, "inspect", str(p))
     lines = [d["line"] for d in r["diagnostics"]]
     assert len(lines) == 3 and lines == sorted(lines)

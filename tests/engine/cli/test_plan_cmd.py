@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.factories import TranscriptBuilder, usage_row
 from sessionlens.engine.cli import main
 
 KEYS = {"should_compact", "context_tokens", "threshold", "first_kept_entry_id", "is_split_turn",
@@ -18,42 +19,19 @@ KEYS = {"should_compact", "context_tokens", "threshold", "first_kept_entry_id", 
 
 def _write_session(path: Path, turns: int = 6, *, compacted: bool = False) -> list[str]:
     """A v3 transcript: each turn is user -> assistant(read call) -> toolResult -> assistant."""
-    lines = [{"type": "session", "version": 3, "id": "11111111-2222-3333-4444-555555555555",
-              "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/work"}]
-    ids: list[str] = []
-    parent = None
-
-    def add(obj: dict) -> None:
-        nonlocal parent
-        entry_id = f"{len(ids) + 1:08x}"
-        obj.update(id=entry_id, parentId=parent, timestamp="2026-01-01T00:00:01.000Z")
-        lines.append(obj)
-        ids.append(entry_id)
-        parent = entry_id
-
+    b = TranscriptBuilder(session_id="11111111-2222-3333-4444-555555555555", cwd="/work",
+                          plain_users=True)
+    model = dict(api="a", provider="p", model="m")
     for k in range(turns):
-        add({"type": "message", "message": {"role": "user", "content": "x" * 8000,
-                                            "timestamp": 1}})
-        add({"type": "message", "message": {
-            "role": "assistant", "timestamp": 2, "api": "a", "provider": "p", "model": "m",
-            "stopReason": "toolUse",
-            "content": [{"type": "toolCall", "id": f"c{k}", "name": "read",
-                         "arguments": {"path": f"/src/{k}.py"}}],
-            "usage": {"input": 1000 * k, "output": 10, "cacheRead": 0, "cacheWrite": 0,
-                      "totalTokens": 1000 * k + 10}}})
-        add({"type": "message", "message": {"role": "toolResult", "toolCallId": f"c{k}",
-                                            "toolName": "read", "isError": False, "timestamp": 3,
-                                            "content": [{"type": "text", "text": "y" * 8000}]}})
-        add({"type": "message", "message": {
-            "role": "assistant", "timestamp": 4, "api": "a", "provider": "p", "model": "m",
-            "stopReason": "stop", "content": [{"type": "text", "text": "done"}],
-            "usage": {"input": 1000 * k + 500, "output": 10, "cacheRead": 0, "cacheWrite": 0,
-                      "totalTokens": 1000 * k + 510}}})
+        b.user("x" * 8000)
+        call = b.call("read", call_id=f"c{k}", path=f"/src/{k}.py")
+        b.assistant("", call, usage=usage_row(1000 * k + 10, output=10), **model)
+        b.result(call, "y" * 8000)
+        b.assistant("done", usage=usage_row(1000 * k + 510, output=10), **model)
     if compacted:
-        add({"type": "compaction", "summary": "s", "firstKeptEntryId": ids[-4],
-             "tokensBefore": 5000})
-    path.write_text("\n".join(json.dumps(o) for o in lines) + "\n")
-    return ids
+        b.compaction("s", b.lines[-4]["id"], 5000)
+    b.write(path)
+    return [row["id"] for row in b.lines[1:]]
 
 
 def test_json_has_the_design_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

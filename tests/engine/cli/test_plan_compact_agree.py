@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.factories import text_of
+from fixtures.factories import TranscriptBuilder, text_of
 from fixtures.samples import sample_path
-from fixtures.session_files import SessionFile
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.opened import agent_model
@@ -23,13 +22,14 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
 
 
 def _generated(folder: Path, turns: int, *, chunk: int = 3_000) -> Path:
-    s = SessionFile()
+    b = TranscriptBuilder(plain_users=True)
     for k in range(turns):
-        s.user(f"turn {k}: please handle /src/mod{k}.py " + text_of(chunk))
-        s.assistant("reading", [{"id": f"c{k}", "name": "read", "arguments": {"path": f"/src/mod{k}.py"}}])
-        s.tool_result(f"c{k}", "read", text_of(chunk * 2))
-        s.assistant(f"done with mod{k} " + text_of(chunk // 3))
-    return s.write(folder / f"gen{turns}.jsonl")
+        b.user(f"turn {k}: please handle /src/mod{k}.py " + text_of(chunk))
+        call = b.call("read", call_id=f"c{k}", path=f"/src/mod{k}.py")
+        b.assistant("reading", call, usage=15)
+        b.result(call, text_of(chunk * 2))
+        b.assistant(f"done with mod{k} " + text_of(chunk // 3), usage=15)
+    return b.write(folder / f"gen{turns}.jsonl")
 
 
 def _agree(capsys: pytest.CaptureFixture[str], path: Path, *extra: str) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import assert_strict_v3, read_jsonl, rich_session
+from fixtures.scenarios import rich_session
+from fixtures.written import assert_strict_v3, read_rows
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.successor import CompactionRecord
@@ -32,7 +33,7 @@ def test_restore_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     (written,) = out["written"]
     assert set(tmp_path.iterdir()) - before == {Path(written)}
     assert Path(written).is_absolute()
-    assert read_jsonl(Path(written))[0]["parentSession"] == str(cp)
+    assert read_rows(Path(written))[0]["parentSession"] == str(cp)
     assert_strict_v3(Path(written))
     assert load_transcript(Path(written)).leaf_id == ids["a6"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.lineage_fixtures import make_chain
+from fixtures.chains import make_chain
 from sessionlens.engine.cli import main
 
 

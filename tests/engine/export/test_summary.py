@@ -10,8 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from fixtures.factories import TranscriptBuilder, structured_summary
 from fixtures.samples import sample_path
-from fixtures.session_files import SessionFile, basic_session, structured_summary
+from fixtures.scenarios import basic_session
 from sessionlens.engine.audit.report import audit_compaction
 from sessionlens.engine.errors import ExportError
 from sessionlens.engine.export.summary import (
@@ -39,15 +40,15 @@ HOSTILE = [
 
 
 def _hostile_session(tmp_path: Path) -> Path:
-    s = SessionFile()
+    b = TranscriptBuilder()
     for text in HOSTILE:
-        s.user(text + " /srv/evil/<script>.py")
-        s.assistant(text, [{"id": "c", "name": "bash", "arguments": {"command": text}}])
-    s.user("x" * 200_000)  # an oversized line
-    kept = s.user("and keep going")
+        b.user(text + " /srv/evil/<script>.py")
+        b.assistant(text, b.call("bash", call_id="c", command=text))
+    b.user("x" * 200_000)  # an oversized line
+    kept = b.user("and keep going").id
     summary = structured_summary("\n".join(HOSTILE) + "\n" + "y" * 50_000 + f"\nkey {FAKE_KEY}")
-    s.compaction(summary, kept)
-    return s.write(tmp_path / "hostile.jsonl")
+    b.compaction(summary, kept)
+    return b.write(tmp_path / "hostile.jsonl")
 
 
 class _Collector(HTMLParser):

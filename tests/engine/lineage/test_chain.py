@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fixtures.persist_fixtures import SESSION_ID, Builder, rich_session
+from fixtures.factories import SESSION_ID, TranscriptBuilder
+from fixtures.scenarios import rich_session
 from sessionlens.engine.lineage.chain import build_chain
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.successor import CompactionRecord
@@ -14,13 +15,11 @@ from sessionlens.engine.persist.writer import write_compaction
 
 def _small(path: Path, sid: str, parent: str | None = None, version: int = 3,
            compactions: int = 0) -> Path:
-    b = Builder(session_id=sid, parent_session=parent, version=version)
+    b = TranscriptBuilder(session_id=sid, parent_session=parent, version=version)
     b.user("hi")
     b.assistant("hello")
     for _ in range(compactions):
-        first = b.leaf
-        b.add({"type": "compaction", "summary": "s", "firstKeptEntryId": first,
-               "tokensBefore": 1})
+        b.compaction("s", b.leaf, 1)
     return b.write(path)
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from fixtures.chains import make_chain
 from fixtures.factories import TranscriptBuilder
-from fixtures.lineage_fixtures import make_chain, read_lines
-from fixtures.persist_fixtures import rich_session
+from fixtures.scenarios import rich_session
+from fixtures.written import path_to_root, read_rows
 from sessionlens.engine.errors import LoadError
 from sessionlens.engine.lineage.diff import compare_points, point_transcript
 from sessionlens.engine.load.reader import load_transcript
@@ -17,21 +17,11 @@ from sessionlens.engine.persist.successor import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 
-def _path_ids(objs: list[dict[str, Any]]) -> list[str]:
-    """Active path of a pi file, walked by hand: the last line's ancestors."""
-    by_id = {o["id"]: o for o in objs[1:]}
-    out, cur = [], objs[-1]["id"]
-    while cur is not None:
-        out.append(cur)
-        cur = by_id[cur]["parentId"]
-    return out[::-1]
-
-
 @pytest.mark.parametrize("gen", [0, 4, 9])
 def test_successor_vs_predecessor(tmp_path: Path, gen: int) -> None:
     files = make_chain(tmp_path, 10, store=False)
-    a_objs, b_objs = read_lines(files.transcripts[gen]), read_lines(files.transcripts[gen + 1])
-    a_path, b_path = _path_ids(a_objs), _path_ids(b_objs)
+    a_objs, b_objs = read_rows(files.transcripts[gen]), read_rows(files.transcripts[gen + 1])
+    a_path, b_path = path_to_root(a_objs), path_to_root(b_objs)
     new = [o for o in b_objs if o.get("type") == "compaction"
            and o["id"] not in {x.get("id") for x in a_objs}]
     assert len(new) == 1
@@ -52,10 +42,10 @@ def test_successor_vs_predecessor(tmp_path: Path, gen: int) -> None:
 
 def test_checkpoint_vs_current_state_across_generations(tmp_path: Path) -> None:
     files = make_chain(tmp_path, 5, store=False)
-    cp_objs, last_objs = read_lines(files.checkpoints[1]), read_lines(files.transcripts[-1])
+    cp_objs, last_objs = read_rows(files.checkpoints[1]), read_rows(files.transcripts[-1])
     diff = compare_points(load_transcript(files.checkpoints[1]),
                           load_transcript(files.transcripts[-1]))
-    a_path, b_path = _path_ids(cp_objs), set(_path_ids(last_objs))
+    a_path, b_path = path_to_root(cp_objs), set(path_to_root(last_objs))
     assert {d.entry_id for d in diff.summarized if not d.in_file} == {
         i for i in a_path if i not in b_path}
     assert len(diff.new_compactions) == 4  # generations 2..5 compacted after checkpoint 2
@@ -68,9 +58,9 @@ def test_append_mode_compaction_is_summarized_in_file(tmp_path: Path) -> None:
     before = load_transcript(path)
     write_compaction(before, CompactionRecord("s", ids["u3"], 10), mode="append")
     after = load_transcript(path)
-    objs = read_lines(path)
+    objs = read_rows(path)
     fk = objs[-1]["firstKeptEntryId"]
-    a_path = _path_ids(objs[:-1])
+    a_path = path_to_root(objs[:-1])
     folded = [i for i in a_path[: a_path.index(fk)]
               if next(o for o in objs if o.get("id") == i)["type"] == "message"]
     diff = compare_points(before, after)
@@ -100,7 +90,7 @@ def test_point_transcript_stands_at_an_entry(tmp_path: Path) -> None:
     path, ids = rich_session(tmp_path)
     t = load_transcript(path)
     at = point_transcript(t, ids["a4"])
-    objs = read_lines(path)
+    objs = read_rows(path)
     upto = [o["id"] for o in objs[1:]]
     assert at.leaf_id == ids["a4"]
     assert [e.id for e in at.entries] == upto[: upto.index(ids["a4"]) + 1]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.chains import make_chain
 from fixtures.factories import TranscriptBuilder
-from fixtures.lineage_fixtures import make_chain, read_lines
+from fixtures.written import read_rows
 from sessionlens.engine.lineage.drift import analyze_drift, summary_identifiers
 from sessionlens.engine.lineage.graph import build_lineage
 from sessionlens.engine.load.reader import load_transcript
@@ -29,7 +30,7 @@ def test_ten_deep_chain_drift(tmp_path: Path) -> None:
     report = analyze_drift([load_transcript(p) for p in lineage.transcript_paths()])
     distinct: list[str] = []
     for p in files.transcripts:
-        for o in read_lines(p):
+        for o in read_rows(p):
             if o.get("type") == "compaction" and o["id"] not in distinct:
                 distinct.append(o["id"])
     assert [pt.compaction_id for pt in report.points] == distinct

@@ -180,8 +180,7 @@ def test_a_big_active_transcript_under_the_threshold_is_the_size_guard() -> None
     _turn(b, 5_000)
     _turn(b, 6_000)
     b.compaction(text_of(10))
-    b.entries[:] = [replace(e, length=1_000) for e in b.entries]
-    t = b.build()
+    t = b.build(line_bytes=1_000)
     (manual,) = analyze_compactions(t, CFG)
     (guard,) = analyze_compactions(t, replace(CFG, max_active_transcript_bytes=4_004))
     (small,) = analyze_compactions(t, replace(CFG, max_active_transcript_bytes=4_005))

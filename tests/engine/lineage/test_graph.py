@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.factories import TranscriptBuilder
-from fixtures.lineage_fixtures import make_chain, make_foreign, read_lines
-from fixtures.persist_fixtures import rich_session
+from fixtures.chains import make_chain, make_foreign
+from fixtures.factories import TranscriptBuilder, write_rows
+from fixtures.scenarios import rich_session
+from fixtures.written import read_rows
 from sessionlens.engine.cli import main as cli
 from sessionlens.engine.lineage.chain import build_chain, chain_to_json
 from sessionlens.engine.lineage.graph import branch_outline, build_lineage
@@ -32,7 +33,7 @@ def sample_path(samples: Path, prefix: str) -> Path:
 
 
 def _compaction_ids(path: Path) -> list[str]:
-    return [o["id"] for o in read_lines(path) if o.get("type") == "compaction"]
+    return [o["id"] for o in read_rows(path) if o.get("type") == "compaction"]
 
 
 def test_ten_successors_deep_with_checkpoints(tmp_path: Path) -> None:
@@ -41,7 +42,7 @@ def test_ten_successors_deep_with_checkpoints(tmp_path: Path) -> None:
     transcripts = lineage.of_kind("transcript")
     assert [n.path for n in transcripts] == files.transcripts
     assert [n.generation for n in transcripts] == list(range(11))
-    assert [n.session_id for n in transcripts] == [read_lines(p)[0]["id"]
+    assert [n.session_id for n in transcripts] == [read_rows(p)[0]["id"]
                                                    for p in files.transcripts]
     succ = [(e.source, e.target) for e in lineage.edges if e.kind == "successor"]
     assert succ == [(f"t:{a}", f"t:{b}") for a, b in zip(files.transcripts,
@@ -54,7 +55,7 @@ def test_ten_successors_deep_with_checkpoints(tmp_path: Path) -> None:
         node = cps[cp]
         assert node.in_store and node.exists
         assert owner[node.key] == f"t:{files.transcripts[gen]}"
-        assert node.entry_id == read_lines(cp)[-1]["id"]  # opened at the captured leaf
+        assert node.entry_id == read_rows(cp)[-1]["id"]  # opened at the captured leaf
     # compactions: one node per compaction line of each file; new ones once per generation
     comps = lineage.of_kind("compaction")
     for path in files.transcripts:
@@ -82,7 +83,7 @@ def test_lineage_reads_the_same_chain_as_the_cli(tmp_path: Path) -> None:
 def test_parent_paths_from_another_machine(tmp_path: Path) -> None:
     files = make_chain(tmp_path, 10, store=False)
     make_foreign(files)
-    headers = [read_lines(p)[0].get("parentSession") for p in files.transcripts[1:]]
+    headers = [read_rows(p)[0].get("parentSession") for p in files.transcripts[1:]]
     assert all(h and not Path(h).exists() for h in headers)
     assert any("\\" in h for h in headers) and any(h.startswith("/home/") for h in headers)
     for start in (files.transcripts[0], files.transcripts[7], files.transcripts[-1]):
@@ -132,16 +133,14 @@ def test_restored_checkpoint_and_archive_are_in_the_graph(tmp_path: Path) -> Non
 
 
 def test_v1_fork_edge_and_a_missing_parent(tmp_path: Path) -> None:
-    from fixtures.persist_fixtures import Builder
-
-    parent = Builder(session_id="sid-p")
+    parent = TranscriptBuilder(session_id="sid-p")
     parent.user("hi")
     parent.write(tmp_path / "p.jsonl")
-    child = Builder(session_id="sid-c", version=1,
+    child = TranscriptBuilder(session_id="sid-c", version=1,
                     parent_session="C:\\Users\\x\\.pi\\sessions\\p.jsonl")
     child.user("forked")
     child.write(tmp_path / "c.jsonl")
-    lost = Builder(session_id="sid-l", parent_session="/gone/elsewhere/nowhere.jsonl")
+    lost = TranscriptBuilder(session_id="sid-l", parent_session="/gone/elsewhere/nowhere.jsonl")
     lost.user("orphan")
     lost.write(tmp_path / "l.jsonl")
     lineage = build_lineage(tmp_path / "c.jsonl")
@@ -156,9 +155,9 @@ def test_v1_fork_edge_and_a_missing_parent(tmp_path: Path) -> None:
 
 def test_loops_do_not_hang_and_missing_parents_show(tmp_path: Path) -> None:
     files = make_chain(tmp_path, 2, store=False)
-    objs = read_lines(files.transcripts[0])
+    objs = read_rows(files.transcripts[0])
     objs[0]["parentSession"] = str(files.transcripts[2])  # the first names the last
-    files.transcripts[0].write_text("".join(json.dumps(o) + "\n" for o in objs))
+    write_rows(files.transcripts[0], objs)
     lineage = build_lineage(files.transcripts[1])
     assert {n.path for n in lineage.of_kind("transcript")} == set(files.transcripts)
     assert any("loops" in d.reason for d in lineage.diagnostics)
@@ -168,7 +167,7 @@ def test_branch_outline_folds_side_branches(tmp_path: Path) -> None:
     path, ids = rich_session(tmp_path)
     t = load_transcript(path)
     outline = branch_outline(t)
-    assert sum(n.kind == "entry" for n in outline.nodes) == len(read_lines(path)) - 1
+    assert sum(n.kind == "entry" for n in outline.nodes) == len(read_rows(path)) - 1
     top = [outline.nodes[i].entry_id for i in outline.top]
     assert top == list(t.active_path)
     assert outline.branch_points == (ids["a2"],)
@@ -187,7 +186,7 @@ def test_branch_summary_and_nested_branches() -> None:
     tip_x = b.assistant("x failed").id
     b.leaf = x1
     y = b.user("nested y").id  # a branch inside the x branch
-    b._add("branch_summary", summary="tried x; it failed", from_id=tip_x, parent_id=root)
+    b.branch_summary("tried x; it failed", from_id=tip_x, parent=root)
     b.user("back on main")
     b.assistant("fine")
     t = b.build()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fixtures.chains import make_chain
 from fixtures.factories import TranscriptBuilder
-from fixtures.lineage_fixtures import make_chain
 from sessionlens.engine.lineage.chain import load_chain_transcripts
 from sessionlens.engine.lineage.trace import describe_trace, trace_fact, trace_to_json
 

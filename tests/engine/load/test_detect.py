@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.agent_files import CRUSH_SCHEMA, OPENCODE_SCHEMA, jsonl
+from fixtures.agent_files import CRUSH_SCHEMA, OPENCODE_SCHEMA
+from fixtures.factories import jsonl
 from fixtures.samples import SAMPLES_DIR
 from sessionlens.engine.errors import NotATranscriptError, PersistError
 from sessionlens.engine.load.detect import sniff_format

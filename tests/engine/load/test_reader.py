@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sessionlens.engine.load.reader as load_mod
+from fixtures.factories import jsonl
 from sessionlens.engine.errors import LoadCancelled, LoadError, NotATranscriptError
 from sessionlens.engine.load.reader import detect_format, load_transcript, load_transcript_bytes
 
@@ -28,24 +29,20 @@ def write(tmp_path: Path, data: bytes, name: str = "s.jsonl") -> Path:
     return p
 
 
-def lines(*objs: Any) -> bytes:
-    return b"".join(json.dumps(o).encode() + b"\n" for o in objs)
-
-
 def errors_by_line(t: Any) -> dict[int | None, str]:
     return {d.line: d.reason for d in t.diagnostics}
 
 
 def test_truncated_last_line_is_reported_and_the_rest_loads(tmp_path: Path) -> None:
-    data = lines(HEADER, user("a", None)) + b'{"type":"message","id":"b","par'
+    data = jsonl(HEADER, user("a", None)) + b'{"type":"message","id":"b","par'
     t = load_transcript(write(tmp_path, data))
     assert [e.id for e in t.entries] == ["a"]
     assert "truncated last line" in errors_by_line(t)[3]
 
 
 def test_invalid_json_and_non_objects_are_skipped(tmp_path: Path) -> None:
-    data = lines(HEADER, user("a", None)) + b"{not json}\n[1, 2]\n\"text\"\n" + \
-        lines(user("b", "a"))
+    data = jsonl(HEADER, user("a", None)) + b"{not json}\n[1, 2]\n\"text\"\n" + \
+        jsonl(user("b", "a"))
     t = load_transcript(write(tmp_path, data))
     assert [e.id for e in t.entries] == ["a", "b"]
     found = errors_by_line(t)
@@ -56,7 +53,7 @@ def test_invalid_json_and_non_objects_are_skipped(tmp_path: Path) -> None:
 
 
 def test_missing_type_and_missing_id_are_diagnosed(tmp_path: Path) -> None:
-    data = lines(HEADER, {"id": "x", "parentId": None}, user("a", None),
+    data = jsonl(HEADER, {"id": "x", "parentId": None}, user("a", None),
                  {"type": "message", "parentId": "a", "message": {"role": "user"}},
                  {"type": "message", "id": "c", "parentId": "a"})
     t = load_transcript(write(tmp_path, data))
@@ -68,14 +65,14 @@ def test_missing_type_and_missing_id_are_diagnosed(tmp_path: Path) -> None:
 
 
 def test_missing_header_still_loads_entries(tmp_path: Path) -> None:
-    t = load_transcript(write(tmp_path, lines(user("a", None), user("b", "a"))))
+    t = load_transcript(write(tmp_path, jsonl(user("a", None), user("b", "a"))))
     assert t.header is None and t.format == "openclaw-v3"
     assert [e.id for e in t.entries] == ["a", "b"]
     assert "missing header" in errors_by_line(t)[1]
 
 
 def test_duplicate_ids_keep_the_first(tmp_path: Path) -> None:
-    data = lines(HEADER, user("a", None, "first"), user("b", "a"), user("a", "b", "second"))
+    data = jsonl(HEADER, user("a", None, "first"), user("b", "a"), user("a", "b", "second"))
     t = load_transcript(write(tmp_path, data))
     assert [e.id for e in t.entries] == ["a", "b"]
     a = t.entry("a").message
@@ -84,7 +81,7 @@ def test_duplicate_ids_keep_the_first(tmp_path: Path) -> None:
 
 
 def test_a_parent_cycle_is_reported_and_broken(tmp_path: Path) -> None:
-    data = lines(HEADER, user("a", "c"), user("b", "a"), user("c", "b"))
+    data = jsonl(HEADER, user("a", "c"), user("b", "a"), user("c", "b"))
     t = load_transcript(write(tmp_path, data))
     assert t.active_path == ("a", "b", "c")
     cyc = [d for d in t.diagnostics if "cycle" in d.reason]
@@ -93,7 +90,7 @@ def test_a_parent_cycle_is_reported_and_broken(tmp_path: Path) -> None:
 
 def test_a_5_mb_single_line_loads(tmp_path: Path) -> None:
     big = "x" * (5 << 20)
-    t = load_transcript(write(tmp_path, lines(HEADER, user("a", None, big), user("b", "a"))))
+    t = load_transcript(write(tmp_path, jsonl(HEADER, user("a", None, big), user("b", "a"))))
     msg = t.entry("a").message
     assert msg is not None and len(msg.text) == len(big)
     assert t.diagnostics == ()
@@ -102,7 +99,7 @@ def test_a_5_mb_single_line_loads(tmp_path: Path) -> None:
 def test_non_utf8_bytes_only_affect_their_line(tmp_path: Path) -> None:
     bad = b'{"type":"message","id":"b","parentId":"a","timestamp":"t","message":' \
           b'{"role":"user","content":"caf\xe9"}}\n'
-    data = lines(HEADER, user("a", None)) + bad + b"\xff\xfe garbage\n" + lines(user("c", "b"))
+    data = jsonl(HEADER, user("a", None)) + bad + b"\xff\xfe garbage\n" + jsonl(user("c", "b"))
     t = load_transcript(write(tmp_path, data))
     assert [e.id for e in t.entries] == ["a", "b", "c"]
     b = t.entry("b").message
@@ -113,7 +110,7 @@ def test_non_utf8_bytes_only_affect_their_line(tmp_path: Path) -> None:
 
 
 def test_bom_crlf_and_blank_lines_are_accepted(tmp_path: Path) -> None:
-    body = lines(HEADER, user("a", None), user("b", "a")).replace(b"\n", b"\r\n")
+    body = jsonl(HEADER, user("a", None), user("b", "a")).replace(b"\n", b"\r\n")
     data = b"\xef\xbb\xbf" + body.replace(b"\r\n", b"\r\n\r\n   \r\n", 1)
     t = load_transcript(write(tmp_path, data))
     assert t.diagnostics == ()
@@ -143,7 +140,7 @@ def test_a_directory_or_missing_path_is_a_load_error_naming_it(tmp_path: Path) -
 
 def test_an_unreadable_file_is_a_load_error(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    p = write(tmp_path, lines(HEADER))
+    p = write(tmp_path, jsonl(HEADER))
 
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise PermissionError(13, "Permission denied", str(p))
@@ -156,7 +153,7 @@ def test_an_unreadable_file_is_a_load_error(tmp_path: Path,
 
 @pytest.mark.parametrize("data, seen", [
     (b"hello world\n", "not JSON"),
-    (lines({"name": "x"}, {"name": "y"}), "keys name"),
+    (jsonl({"name": "x"}, {"name": "y"}), "keys name"),
     (b'{\n  "agent:main:main": {"sessionId": "x"}\n}\n', "single JSON document"),
 ])
 def test_a_file_that_is_no_transcript_says_what_was_seen(tmp_path: Path, data: bytes,
@@ -168,15 +165,15 @@ def test_a_file_that_is_no_transcript_says_what_was_seen(tmp_path: Path, data: b
 
 
 def test_detect_format_reads_headers_and_other_agents_lines() -> None:
-    assert detect_format(lines(HEADER)) == "openclaw-v3"
-    assert detect_format(lines({**HEADER, "version": 2})) == "pi-v2"
-    assert detect_format(lines({"type": "session", "id": "s"})) == "pi-v1"
-    assert detect_format(b"garbage\n" + lines(HEADER)) == "openclaw-v3"
+    assert detect_format(jsonl(HEADER)) == "openclaw-v3"
+    assert detect_format(jsonl({**HEADER, "version": 2})) == "pi-v2"
+    assert detect_format(jsonl({"type": "session", "id": "s"})) == "pi-v1"
+    assert detect_format(b"garbage\n" + jsonl(HEADER)) == "openclaw-v3"
     claude = {"type": "user", "uuid": "u", "parentUuid": None, "sessionId": "s",
               "message": {"role": "user", "content": "x"}}
-    assert detect_format(lines(claude)) == "claude-code"
+    assert detect_format(jsonl(claude)) == "claude-code"
     codex = {"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}
-    assert detect_format(lines(codex)) == "codex"
+    assert detect_format(jsonl(codex)) == "codex"
 
 
 def test_a_recognised_format_without_its_adapter_says_so(
@@ -185,13 +182,13 @@ def test_a_recognised_format_without_its_adapter_says_so(
     codex = {"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}
     with pytest.raises(NotATranscriptError, match="Codex transcript, but reading Codex files "
                                                   "is not supported yet"):
-        load_transcript_bytes(lines(codex), "rollout.jsonl")
+        load_transcript_bytes(jsonl(codex), "rollout.jsonl")
 
 
 def test_progress_reaches_the_end_and_cancel_stops(tmp_path: Path) -> None:
     many = [HEADER] + [user(f"{i:08x}", f"{i - 1:08x}" if i else None, "y" * 2000)
                        for i in range(6000)]
-    p = write(tmp_path, lines(*many))
+    p = write(tmp_path, jsonl(*many))
     seen: list[tuple[int, int]] = []
     t = load_transcript(p, on_progress=lambda done, total: seen.append((done, total)))
     size = p.stat().st_size
@@ -213,7 +210,7 @@ def test_progress_reaches_the_end_and_cancel_stops(tmp_path: Path) -> None:
 ), max_size=12))
 @settings(max_examples=200, deadline=None)
 def test_arbitrary_lines_after_a_header_never_raise(chunks: list[bytes]) -> None:
-    data = lines(HEADER) + b"\n".join(chunks)
+    data = jsonl(HEADER) + b"\n".join(chunks)
     t = load_transcript_bytes(data, "/virtual/fuzz.jsonl")
     assert t.header is not None and t.header.id == "s"
     assert all(d.line is None or 1 <= d.line <= data.count(b"\n") + 1 for d in t.diagnostics)
@@ -221,7 +218,7 @@ def test_arbitrary_lines_after_a_header_never_raise(chunks: list[bytes]) -> None
 
 
 def test_a_complete_last_line_without_newline_loads(tmp_path: Path) -> None:
-    data = lines(HEADER, user("a", None)) + json.dumps(user("b", "a")).encode()
+    data = jsonl(HEADER, user("a", None)) + jsonl(user("b", "a"), newline="")
     t = load_transcript(write(tmp_path, data))
     assert [e.id for e in t.entries] == ["a", "b"] and t.diagnostics == ()
     assert t.file_size == len(data)
@@ -229,7 +226,7 @@ def test_a_complete_last_line_without_newline_loads(tmp_path: Path) -> None:
 
 def test_a_first_line_over_a_megabyte_is_still_detected(tmp_path: Path) -> None:
     header = {**HEADER, "note": "h" * (3 << 20)}
-    p = write(tmp_path, lines(header, user("a", None)))
+    p = write(tmp_path, jsonl(header, user("a", None)))
     assert detect_format(p) == "openclaw-v3"
     t = load_transcript(p)
     assert t.header is not None and len(t.header.extra["note"]) == 3 << 20

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fixtures.factories import jsonl
 from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.load.tree import children_of, resolve_labels, resolve_tree, session_name
 from sessionlens.engine.model import Transcript
@@ -27,8 +27,7 @@ def m(id: str, parent: str | None, role: str = "user", **fields: Any) -> dict[st
 
 
 def load(*objs: Any) -> Transcript:
-    data = b"".join(json.dumps(o).encode() + b"\n" for o in (HEADER, *objs))
-    return load_transcript_bytes(data, "/virtual/t.jsonl")
+    return load_transcript_bytes(jsonl(HEADER, *objs), "/virtual/t.jsonl")
 
 
 def ctx(t: Transcript) -> list[tuple[str, str]]:

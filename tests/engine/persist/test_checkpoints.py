@@ -7,14 +7,9 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fixtures.persist_fixtures import (
-    SESSION_ID,
-    SUCCESSOR_NAME,
-    Builder,
-    assert_strict_v3,
-    read_jsonl,
-    rich_session,
-)
+from fixtures.factories import SESSION_ID, TranscriptBuilder
+from fixtures.scenarios import rich_session
+from fixtures.written import SUCCESSOR_NAME, assert_strict_v3, read_rows
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.checkpoints import MAX_CHECKPOINTS, restore_checkpoint
 from sessionlens.engine.persist.successor import CompactionRecord
@@ -91,7 +86,7 @@ def test_restore_copies_entries_verbatim(tmp_path: Path) -> None:
     restored = restore_checkpoint(res.checkpoint_path, now=datetime(2026, 6, 1, tzinfo=UTC))
     (out,) = restored.written
     assert SUCCESSOR_NAME.match(out.name) and out.parent == tmp_path
-    head = read_jsonl(out)[0]
+    head = read_rows(out)[0]
     assert head["parentSession"] == str(res.checkpoint_path) and head["version"] == 3
     assert head["id"] == restored.session_id != SESSION_ID
     assert out.read_bytes().split(b"\n")[1:] == res.checkpoint_path.read_bytes().split(b"\n")[1:]
@@ -100,7 +95,7 @@ def test_restore_copies_entries_verbatim(tmp_path: Path) -> None:
 
 
 def test_restore_migrates_v1(tmp_path: Path) -> None:
-    b = Builder(version=1)
+    b = TranscriptBuilder(version=1)
     b.user("one")
     b.assistant("two")
     b.lines.append({"type": "message", "timestamp": "2026-02-01T10:00:09.000Z",

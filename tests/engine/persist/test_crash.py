@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import STORE_KEY as KEY
-from fixtures.persist_fixtures import SUCCESSOR_NAME, assert_strict_v3, store_session
+from fixtures.scenarios import STORE_KEY as KEY
+from fixtures.scenarios import store_session
+from fixtures.written import SUCCESSOR_NAME, assert_strict_v3
 from sessionlens.engine._io.atomic import is_temp_name
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.recovery import JOURNAL_SUFFIX

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.factories import text_of
+from fixtures.factories import TranscriptBuilder, text_of
 from fixtures.samples import sample_path
-from fixtures.session_files import SessionFile
 from sessionlens.engine.compaction import write_prepared
 from sessionlens.engine.errors import AuditGateError, FileChangedError, PersistError
 from sessionlens.engine.load.reader import load_transcript
@@ -22,13 +21,14 @@ from sessionlens.engine.tokens.context import context_estimate
 
 
 def _session(folder: Path) -> Path:
-    s = SessionFile()
+    b = TranscriptBuilder(plain_users=True)
     for k in range(12):
-        s.user(f"step {k} " + text_of(3_000))
-        s.assistant("looking", [{"id": f"c{k}", "name": "read", "arguments": {"path": f"/a/{k}.py"}}])
-        s.tool_result(f"c{k}", "read", text_of(5_000))
-        s.assistant("noted " + text_of(500))
-    return s.write(folder / "session.jsonl")
+        b.user(f"step {k} " + text_of(3_000))
+        call = b.call("read", call_id=f"c{k}", path=f"/a/{k}.py")
+        b.assistant("looking", call, usage=15)
+        b.result(call, text_of(5_000))
+        b.assistant("noted " + text_of(500), usage=15)
+    return b.write(folder / "session.jsonl")
 
 
 def _record(path: Path, **kw: object) -> CompactionRecord:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import STORE_KEY, store_session
+from fixtures.scenarios import STORE_KEY, store_session
 from sessionlens.engine._io.atomic import TEMP_SUFFIX, temp_owner_pid
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist import writer

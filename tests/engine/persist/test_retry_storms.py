@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from fixtures.factories import TranscriptBuilder
-from fixtures.persist_fixtures import Builder, read_jsonl
+from fixtures.written import read_rows
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import ImageBlock, Message, TextBlock
 from sessionlens.engine.persist.retry_storms import (
@@ -116,27 +116,26 @@ def _msg_user(text: str, at_ms: int, sender: str | None = None) -> dict[str, Any
     msg: dict[str, Any] = {"role": "user", "content": text, "timestamp": at_ms}
     if sender is not None:
         msg["__openclaw"] = {"senderId": sender}
-    return {"type": "message", "message": msg}
+    return msg
 
 
 def _msg_error(at_ms: int) -> dict[str, Any]:
-    return {"type": "message", "message": {
-        "role": "assistant", "content": [], "api": "x", "provider": "p", "model": "m",
-        "stopReason": "error", "errorMessage": "503 overloaded", "timestamp": at_ms,
-        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}}}
+    return {"role": "assistant", "content": [], "api": "x", "provider": "p", "model": "m",
+            "stopReason": "error", "errorMessage": "503 overloaded", "timestamp": at_ms,
+            "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}}
 
 
 def _storm_file(folder: Path, senders: tuple[str | None, str | None] = (None, None)
                 ) -> tuple[Path, dict[str, str]]:
-    b = Builder()
-    ids = {"u0": b.user("an early question about the build system"),
-           "a0": b.assistant("an early answer")}
-    ids["u1"] = b.user("now the real work starts here")
-    ids["a1"] = b.assistant("ok")
-    ids["c1"] = b.add(_msg_user(ASK, 1_000, senders[0]))
-    ids["e1"] = b.add(_msg_error(1_500))
-    ids["c2"] = b.add(_msg_user(ASK, 16_000, senders[1]))
-    ids["a2"] = b.assistant("the summary")
+    b = TranscriptBuilder(plain_users=True)
+    ids = {"u0": b.user("an early question about the build system").id,
+           "a0": b.assistant("an early answer").id}
+    ids["u1"] = b.user("now the real work starts here").id
+    ids["a1"] = b.assistant("ok").id
+    ids["c1"] = b.message(_msg_user(ASK, 1_000, senders[0])).id
+    ids["e1"] = b.message(_msg_error(1_500)).id
+    ids["c2"] = b.message(_msg_user(ASK, 16_000, senders[1])).id
+    ids["a2"] = b.assistant("the summary").id
     return b.write(folder / "s.jsonl"), ids
 
 
@@ -150,7 +149,7 @@ def test_the_successor_leaves_the_storm_out_and_says_so(tmp_path: Path) -> None:
     t = load_transcript(path)
     result = write_successor(t, _record(ids["u1"]))
     assert result.successor_path is not None
-    rows = read_jsonl(result.successor_path)
+    rows = read_rows(result.successor_path)
     kept = {r.get("id") for r in rows}
     assert ids["c1"] not in kept and ids["e1"] not in kept and ids["c2"] in kept
     by_id = {r.get("id"): r for r in rows}
@@ -165,7 +164,7 @@ def test_keep_retry_copies_keeps_them(tmp_path: Path) -> None:
     path, ids = _storm_file(tmp_path)
     result = write_successor(load_transcript(path), _record(ids["u1"], drop_retry_copies=False))
     assert result.successor_path is not None and result.dropped_retry_copies == ()
-    kept = {r.get("id") for r in read_jsonl(result.successor_path)}
+    kept = {r.get("id") for r in read_rows(result.successor_path)}
     assert {ids["c1"], ids["e1"], ids["c2"]} <= kept
 
 

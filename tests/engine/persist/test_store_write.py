@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.persist_fixtures import path_to_root, read_jsonl
 from fixtures.samples import sample_path
+from fixtures.written import path_to_root, read_rows
 from sessionlens.engine.errors import LockHeldError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.guard import lock_path_for
@@ -105,7 +105,7 @@ def test_real_store_with_sample_04(samples_dir: Path, tmp_path: Path) -> None:
     src = tmp_path / "76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl"
     src.write_bytes(t_src.read_bytes())
 
-    lines = read_jsonl(src)[1:]
+    lines = read_rows(src)[1:]
     by_id = {e["id"]: e for e in lines}
     path = path_to_root(lines, lines[-1]["id"])
     first_kept = [i for i in path if by_id[i]["type"] == "message"
@@ -133,7 +133,7 @@ def test_real_store_with_sample_04(samples_dir: Path, tmp_path: Path) -> None:
     assert new_text.endswith("}") and not new_text.endswith("\n")
 
     # Counters and pointers moved to the successor; one checkpoint record in §2.6 shape.
-    succ_head = read_jsonl(res.successor_path)[0]
+    succ_head = read_rows(res.successor_path)[0]
     assert new[key]["sessionId"] == succ_head["id"]
     assert new[key]["sessionFile"] == str(res.successor_path)
     assert new[key]["compactionCount"] == old[key]["compactionCount"] + 1

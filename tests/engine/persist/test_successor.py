@@ -9,16 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import (
-    ISO_MS_Z,
-    SUCCESSOR_NAME,
-    Builder,
-    assert_strict_v3,
-    path_to_root,
-    read_jsonl,
-    rich_session,
-)
+from fixtures.factories import TranscriptBuilder, write_rows
 from fixtures.samples import sample_path
+from fixtures.scenarios import rich_session
+from fixtures.written import ISO_MS_Z, SUCCESSOR_NAME, assert_strict_v3, path_to_root, read_rows
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.model import FileOps
@@ -53,7 +47,7 @@ def test_successor_content_follows_the_rotation_rules(tmp_path: Path) -> None:
     assert out is not None and out.parent == tmp_path and SUCCESSOR_NAME.match(out.name)
     assert out.name.startswith("2026-03-04T05-06-07-890Z_")
     entries = assert_strict_v3(out)
-    head = read_jsonl(out)[0]
+    head = read_rows(out)[0]
     assert head["parentSession"] == str(src.absolute()) and head["cwd"] == "/home/dev/proj"
     assert out.name.endswith(f"_{head['id']}.jsonl") and head["id"] != t.session_id
 
@@ -114,7 +108,7 @@ def test_round_trip_replays_summary_plus_kept_tail(tmp_path: Path) -> None:
     assert not [d for d in s.diagnostics if d.severity == "error"]
     assert s.leaf_id == res.compaction_entry_id
     # Expected tail, derived from the source lines: the active path from a4 on.
-    src_entries = read_jsonl(src)[1:]
+    src_entries = read_rows(src)[1:]
     src_path = path_to_root(src_entries, ids["a6"])
     by_id = {e["id"]: e for e in src_entries}
     tail = [i for i in src_path[src_path.index(ids["a4"]):] if by_id[i]["type"] in CONTEXT_TYPES]
@@ -136,12 +130,13 @@ def test_hard_boundary_keeps_nothing_before(tmp_path: Path) -> None:
 
 
 def test_boundary_assistant_keeps_its_tool_results(tmp_path: Path) -> None:
-    b = Builder()
-    u1 = b.user("go")
-    a1 = b.assistant("calling", calls=("c1", "c2"))
-    r1 = b.tool_result("c1", "one")
-    r2 = b.tool_result("c2", "two")
-    u2 = b.user("next")
+    b = TranscriptBuilder()
+    u1 = b.user("go").id
+    c1, c2 = b.call(), b.call()
+    a1 = b.assistant("calling", c1, c2).id
+    r1 = b.result(c1, "one").id
+    r2 = b.result(c2, "two").id
+    u2 = b.user("next").id
     b.assistant("done")
     src = b.write(tmp_path / "s.jsonl")
     t = load_transcript(src)
@@ -153,7 +148,7 @@ def test_boundary_assistant_keeps_its_tool_results(tmp_path: Path) -> None:
 
 
 def test_v1_source_is_migrated_to_v3(tmp_path: Path) -> None:
-    b = Builder(version=1)
+    b = TranscriptBuilder(version=1)
     b.user("hello")
     b.assistant("hi")
     b.user("more")
@@ -177,19 +172,16 @@ def test_v1_source_is_migrated_to_v3(tmp_path: Path) -> None:
 
 
 def test_orphans_and_cycles_become_roots(tmp_path: Path) -> None:
-    b = Builder()
-    u1 = b.user("a")
+    b = TranscriptBuilder()
+    u1 = b.user("a").id
     b.assistant("b")
-    b.add({"type": "custom", "customType": "x"}, parent="ffffffff")  # missing parent
-    c1 = b.add({"type": "custom", "customType": "loop"}, parent="a00000ff")
-    b.lines[-1]["id"] = "a00000fe"
-    b.add({"type": "custom", "customType": "loop2"}, parent="a00000fe")
-    b.lines[-1]["id"] = "a00000ff"
+    b.add("custom", customType="x", parent="ffffffff")  # missing parent
+    b.add("custom", customType="loop", id="a00000fe", parent="a00000ff")
+    b.add("custom", customType="loop2", id="a00000ff", parent="a00000fe")
     b.leaf = b.lines[2]["id"]
-    u2 = b.user("c")
+    u2 = b.user("c").id
     b.assistant("d")
     src = b.write(tmp_path / "s.jsonl")
-    del c1
     t = load_transcript(src)
     res = write_successor(t, _record([u1], u2))
     assert res.successor_path is not None
@@ -213,7 +205,7 @@ def test_append_in_place_adds_one_line(tmp_path: Path) -> None:
 
 
 def test_append_refuses_v1_and_foreign_formats(tmp_path: Path) -> None:
-    b = Builder(version=1)
+    b = TranscriptBuilder(version=1)
     b.user("x")
     b.assistant("y")
     t = load_transcript(b.write(tmp_path / "v1.jsonl"))
@@ -237,8 +229,7 @@ def test_refusals_say_what_is_wrong(tmp_path: Path, lines: list[dict[str, object
                                     expected: str) -> None:
     """QA: both cases read "a openclaw-v3 transcript without a pi header cannot be written",
     ungrammatical, and for a Claude Code or Codex file beside the point."""
-    path = tmp_path / "s.jsonl"
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    path = write_rows(tmp_path / "s.jsonl", lines)
     t = load_transcript(path)
     for write in (append_compaction, write_successor):
         with pytest.raises(PersistError, match=expected):
@@ -252,7 +243,7 @@ def test_sample_04_round_trip(samples_dir: Path, tmp_path: Path) -> None:
     src = tmp_path / "76cc5ab5-0425-4038-b41f-0af9f313d594.jsonl"
     src.write_bytes(sample_path(samples_dir, "04_").read_bytes())
     t = load_transcript(src)
-    lines = read_jsonl(src)[1:]
+    lines = read_rows(src)[1:]
     by_id = {e["id"]: e for e in lines}
     leaf = lines[-1]["id"]
     path = path_to_root(lines, leaf)
@@ -272,14 +263,13 @@ def test_sample_04_round_trip(samples_dir: Path, tmp_path: Path) -> None:
 
 
 def test_messages_folded_by_earlier_compactions_go_too(tmp_path: Path) -> None:
-    b = Builder()
-    old = [b.user("first"), b.assistant("one")]
-    kept_by_c1 = [b.user("second"), b.assistant("two")]
-    c1 = b.add({"type": "compaction", "summary": "old summary",
-                "firstKeptEntryId": kept_by_c1[0], "tokensBefore": 9})
-    newer = [b.user("third"), b.assistant("three")]
-    u4 = b.user("fourth")
-    a4 = b.assistant("four")
+    b = TranscriptBuilder()
+    old = [b.user("first").id, b.assistant("one").id]
+    kept_by_c1 = [b.user("second").id, b.assistant("two").id]
+    c1 = b.compaction("old summary", kept_by_c1[0], 9).id
+    newer = [b.user("third").id, b.assistant("three").id]
+    u4 = b.user("fourth").id
+    a4 = b.assistant("four").id
     src = b.write(tmp_path / "s.jsonl")
     t = load_transcript(src)
     # This run summarizes only what the last replay showed (c1's kept part and after).
@@ -306,7 +296,7 @@ def test_append_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
     link = tmp_path / src.name
     link.symlink_to(src)
     append_compaction(load_transcript(link), _record([ids["u1"]], ids["u2"]))
-    assert link.is_symlink() and read_jsonl(src)[-1]["type"] == "compaction"
+    assert link.is_symlink() and read_rows(src)[-1]["type"] == "compaction"
 
 
 def test_a_hard_boundary_successor_keeps_the_model_to_resume_with(tmp_path: Path) -> None:
@@ -317,7 +307,7 @@ def test_a_hard_boundary_successor_keeps_the_model_to_resume_with(tmp_path: Path
     assert resume_state(t.path_entries()) == ResumeState(("p", "m"), "off")
     res = write_successor(t, _record([], None))
     assert res.successor_path is not None
-    entries = read_jsonl(res.successor_path)[1:]
+    entries = read_rows(res.successor_path)[1:]
     by_id = {e["id"]: e for e in entries}
     comp = entries[-1]
     restored = by_id[comp["parentId"]]
@@ -329,16 +319,15 @@ def test_a_hard_boundary_successor_keeps_the_model_to_resume_with(tmp_path: Path
     # a successor that keeps an assistant with the current model needs no extra row
     kept = write_successor(t, _record([], ids["u3"]))
     assert kept.successor_path is not None
-    rows = read_jsonl(kept.successor_path)[1:]
+    rows = read_rows(kept.successor_path)[1:]
     assert not any(r["type"] == "model_change" and r["id"] not in t.index for r in rows)
 
 
 def test_resume_state_reads_levels_and_models_in_path_order() -> None:
-    b = Builder()
-    b.state("thinking_level_change", thinkingLevel="high")
+    b = TranscriptBuilder()
+    b.thinking_level("high")
     b.assistant("hi")
-    b.state("model_change", provider="q", modelId="later")
-    path = Path("/tmp/never-written.jsonl")
-    t = load_transcript_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in b.lines), path)
+    b.model_change("later", provider="q")
+    t = load_transcript_bytes(b.jsonl(), Path("/tmp/never-written.jsonl"))
     assert resume_state(t.path_entries()) == ResumeState(("q", "later"), "high")
     assert resume_state(()) == ResumeState(None, "off")

@@ -1,75 +1,32 @@
-"""Atomic writes, the transcript lock, change detection and all-or-nothing compaction writes."""
+"""Compaction writes: refused under a live lock or a changed file, all or nothing, every file
+reported (the lock and the change checks alone are in test_guard, atomic writes in _io)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 import sessionlens.engine.persist.writer as persist_mod
-from fixtures.persist_fixtures import SESSION_ID, rich_session
+from fixtures.factories import SESSION_ID
+from fixtures.scenarios import rich_session
+from fixtures.written import listing
 from sessionlens.engine.errors import FileChangedError, LockHeldError, PersistError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.successor import CompactionRecord
 from sessionlens.engine.persist.writer import (
-    atomic_copy,
-    atomic_write_bytes,
-    atomic_write_text,
-    check_lock,
-    ensure_unchanged,
-    hold_lock,
     lock_path_for,
     write_compaction,
 )
-
-
-def _listing(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
 def _record(t_ids: dict[str, str]) -> CompactionRecord:
     summarized = tuple(t_ids[n] for n in ("u1", "a1", "tr1", "a2"))
     return CompactionRecord("summary", t_ids["u2"], 100, 10,
                             summarized_entry_ids=summarized, provider="offline")
-
-
-# --------------------------------------------------------------------------- atomic writes
-
-def test_atomic_write_replaces_and_keeps_mode(tmp_path: Path) -> None:
-    target = tmp_path / "f.txt"
-    target.write_text("old")
-    target.chmod(0o640)
-    atomic_write_text(target, "new ✓")
-    assert target.read_text(encoding="utf-8") == "new ✓"
-    assert target.stat().st_mode & 0o777 == 0o640
-    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
-
-
-def test_atomic_write_failure_leaves_target_and_no_temp(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    target = tmp_path / "f.txt"
-    target.write_bytes(b"original")
-
-    def broken_fsync(fd: int) -> None:
-        raise OSError(5, "simulated I/O error")
-
-    monkeypatch.setattr(os, "fsync", broken_fsync)  # the temp file's fsync fails
-    with pytest.raises(PersistError, match="simulated"):
-        atomic_write_bytes(target, b"replacement")
-    assert _listing(tmp_path) == {"f.txt": b"original"}
-
-
-def test_exclusive_write_never_overwrites(tmp_path: Path) -> None:
-    target = tmp_path / "f.jsonl"
-    target.write_bytes(b"mine")
-    with pytest.raises(PersistError, match="already exists"):
-        atomic_write_bytes(target, b"other", exclusive=True)
-    assert _listing(tmp_path) == {"f.jsonl": b"mine"}
 
 
 # --------------------------------------------------------------------------- locks
@@ -86,11 +43,11 @@ def test_lock_held_by_live_process_is_refused(tmp_path: Path) -> None:
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         lock_path_for(src).write_text(json.dumps({"pid": sleeper.pid, "createdAt": "x"}))
-        before = _listing(tmp_path)
+        before = listing(tmp_path)
         with pytest.raises(LockHeldError, match=str(sleeper.pid)) as info:
             write_compaction(t, _record(ids))
         assert src.name in str(info.value)
-        assert _listing(tmp_path) == before
+        assert listing(tmp_path) == before
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -105,27 +62,6 @@ def test_stale_lock_is_taken_over_and_removed(tmp_path: Path) -> None:
     assert not lock_path_for(src).exists()
 
 
-def test_pidless_lock_is_held_while_young(tmp_path: Path) -> None:
-    src, _ = rich_session(tmp_path)
-    lock = lock_path_for(src)
-    lock.write_text("")
-    with pytest.raises(LockHeldError, match="no pid"):
-        check_lock(src)
-    old = time.time() - 2 * 3600
-    os.utime(lock, (old, old))
-    info = check_lock(src)
-    assert info is not None and not info.held
-
-
-def test_hold_lock_writes_our_pid_and_cleans_up(tmp_path: Path) -> None:
-    src, _ = rich_session(tmp_path)
-    with hold_lock(src) as lock:
-        assert json.loads(lock.read_text())["pid"] == os.getpid()
-        with pytest.raises(LockHeldError):
-            check_lock(src)  # our own live pid counts as held for everyone else
-    assert not lock.exists()
-
-
 # --------------------------------------------------------------------------- change checks
 
 def test_grown_file_is_detected_and_nothing_written(tmp_path: Path) -> None:
@@ -133,30 +69,10 @@ def test_grown_file_is_detected_and_nothing_written(tmp_path: Path) -> None:
     t = load_transcript(src)
     with open(src, "ab") as fh:
         fh.write(b'{"type":"custom","id":"zzzzzzzz","parentId":null,"timestamp":"x"}\n')
-    before = _listing(tmp_path)
+    before = listing(tmp_path)
     with pytest.raises(FileChangedError, match="size changed"):
         write_compaction(t, _record(ids))
-    assert _listing(tmp_path) == before
-
-
-def test_same_size_rewrite_with_old_mtime_is_detected(tmp_path: Path) -> None:
-    src, ids = rich_session(tmp_path)
-    t = load_transcript(src)
-    st = src.stat()
-    data = src.read_bytes()
-    swapped = data.replace(ids["u3"].encode(), b"b0000099", 1)  # same length, other id
-    assert len(swapped) == len(data) and swapped != data
-    src.write_bytes(swapped)
-    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
-    with pytest.raises(FileChangedError):
-        ensure_unchanged(t)
-    with pytest.raises(FileChangedError, match="SHA-256"):
-        ensure_unchanged(t, sha256="0" * 64)
-
-
-def test_unchanged_file_passes(tmp_path: Path) -> None:
-    src, _ = rich_session(tmp_path)
-    ensure_unchanged(load_transcript(src))
+    assert listing(tmp_path) == before
 
 
 # --------------------------------------------------------------------------- all or nothing
@@ -167,7 +83,7 @@ def test_failure_mid_run_leaves_no_new_files(tmp_path: Path,
     store = tmp_path / "sessions.json"
     store.write_text(json.dumps({"agent:main:main": {"sessionId": SESSION_ID}}, indent=2))
     t = load_transcript(src)
-    before = _listing(tmp_path)
+    before = listing(tmp_path)
 
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("injected failure while updating the store")
@@ -175,7 +91,7 @@ def test_failure_mid_run_leaves_no_new_files(tmp_path: Path,
     monkeypatch.setattr("sessionlens.engine.persist.writer.update_store", explode)
     with pytest.raises(RuntimeError, match="injected"):
         write_compaction(t, _record(ids))
-    assert _listing(tmp_path) == before
+    assert listing(tmp_path) == before
 
 
 @pytest.mark.parametrize("mode", ["successor", "append"])
@@ -185,7 +101,7 @@ def test_failure_after_main_write_is_undone(tmp_path: Path, monkeypatch: pytest.
     (tmp_path / "sessions.json").write_text(
         json.dumps({"k": {"sessionId": SESSION_ID, "compactionCount": 1}}, indent=2))
     t = load_transcript(src)
-    before = _listing(tmp_path)
+    before = listing(tmp_path)
 
     def after_check(*args: object, **kwargs: object) -> object:
         new_files = set(p.name for p in tmp_path.iterdir()) - set(before)
@@ -195,7 +111,7 @@ def test_failure_after_main_write_is_undone(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr("sessionlens.engine.persist.writer.update_store", after_check)
     with pytest.raises(OSError, match="disk full"):
         write_compaction(t, _record(ids), mode)  # type: ignore[arg-type]
-    assert _listing(tmp_path) == before
+    assert listing(tmp_path) == before
 
 
 def test_full_write_reports_every_file(tmp_path: Path) -> None:
@@ -219,11 +135,11 @@ def test_unknown_mode_is_refused(tmp_path: Path) -> None:
 
 def test_refusal_in_preparation_writes_nothing(tmp_path: Path) -> None:
     src, ids = rich_session(tmp_path)
-    before = _listing(tmp_path)
+    before = listing(tmp_path)
     bad = CompactionRecord("s", "not-an-entry", 1)
     with pytest.raises(PersistError, match="not on the active branch"):
         write_compaction(load_transcript(src), bad)
-    assert _listing(tmp_path) == before
+    assert listing(tmp_path) == before
 
 
 def test_append_race_keeps_the_other_writers_line(tmp_path: Path,
@@ -245,26 +161,6 @@ def test_append_race_keeps_the_other_writers_line(tmp_path: Path,
         write_compaction(t, _record(ids), "append")
     assert src.read_bytes().endswith(foreign)
     assert not [p for p in tmp_path.iterdir() if ".checkpoint." in p.name]
-
-
-def test_atomic_copy_streams_an_exact_copy(tmp_path: Path) -> None:
-    src = tmp_path / "big.jsonl"
-    payload = os.urandom(3 << 20)  # bigger than one copy chunk
-    src.write_bytes(payload)
-    dst = atomic_copy(src, tmp_path / "copy.jsonl")
-    assert dst.read_bytes() == payload
-    with pytest.raises(PersistError, match="already exists"):
-        atomic_copy(src, dst)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl", "copy.jsonl"]
-
-
-def test_leftover_temp_names_are_not_transcripts(tmp_path: Path) -> None:
-    from sessionlens.engine._io.atomic import TEMP_SUFFIX, is_temp_name
-    from sessionlens.engine.sessions.discovery import classify_session_file
-
-    name = f".abc.jsonl.0a1b2c3d4e5f{TEMP_SUFFIX}"
-    assert is_temp_name(name) and classify_session_file(name) != "primary"
-    assert not is_temp_name("abc.jsonl")
 
 
 @pytest.mark.parametrize("mode", ["append", "successor"])

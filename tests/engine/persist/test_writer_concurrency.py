@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.persist_fixtures import STORE_KEY, SUCCESSOR_NAME, store_session
-from fixtures.session_files import SessionFile
+from fixtures.factories import TranscriptBuilder
+from fixtures.scenarios import STORE_KEY, store_session
+from fixtures.written import SUCCESSOR_NAME
 from sessionlens.engine.errors import FileChangedError, LockHeldError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.writer import write_compaction
@@ -147,13 +148,13 @@ def _cli_trials(tmp_path: Path, trials: int) -> Counter[str]:
     for n in range(trials):
         folder = tmp_path / f"t{n}"
         folder.mkdir()
-        s = SessionFile()
+        b = TranscriptBuilder(plain_users=True)
         for i in range(12):
-            s.user(f"step {i}: change src/mod{i}.py " + "context " * 80)
-            s.assistant(f"done with step {i}. " + "detail " * 80)
-        path = s.write(folder / "session.jsonl")
+            b.user(f"step {i}: change src/mod{i}.py " + "context " * 80)
+            b.assistant(f"done with step {i}. " + "detail " * 80, usage=15)
+        path = b.write(folder / "session.jsonl")
         (folder / "sessions.json").write_text(json.dumps({STORE_KEY: {
-            "sessionId": s.lines[0]["id"], "sessionFile": str(path), "compactionCount": 0}}))
+            "sessionId": b.lines[0]["id"], "sessionFile": str(path), "compactionCount": 0}}))
         procs = [_cli(path), _cli(path)]
         results = [(p.wait(timeout=120), p.communicate()[1]) for p in procs]
         codes = sorted(code for code, _ in results)

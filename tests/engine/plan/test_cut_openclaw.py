@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from fixtures.factories import TranscriptBuilder, text_of
@@ -84,7 +82,7 @@ def test_a_hook_compaction_or_reset_last_stops_it_but_another_compaction_does_no
     _turns(b, 3)
     b.compaction("by a hook", first_kept=b.entries[2].id, from_hook=True)
     assert openclaw_prepare(_path(b), 100, _est(_path(b))).refused
-    b.entries[-1] = replace(b.entries[-1], from_hook=False)
+    del b.lines[-1]["fromHook"]  # the same compaction, not written by a hook
     prep = openclaw_prepare(_path(b), 100, _est(_path(b)))
     assert not prep.refused and prep.cut is not None and prep.region_start == 2
     b.reset()
@@ -99,8 +97,7 @@ def test_a_reset_summarizes_what_it_retained_first() -> None:
     a = b.assistant(text_of(50), call)
     r = b.result(call, text_of(50))
     stray = b.result("call_nowhere", text_of(50))  # pairs with nothing: dropped
-    reset = b.reset("idle")
-    b.entries[-1] = replace(reset, first_kept_entry_id=u.id)
+    reset = b.reset("idle", firstKeptEntryId=u.id)
     _turns(b, 2)
     plan = plan_compaction(b.build(), CompactionSettings(keep_recent_tokens=1_500), cut_rule=OC)
     assert plan.summarize_entry_ids[:3] == (u.id, a.id, r.id)

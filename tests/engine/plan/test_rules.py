@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from fixtures.agent_lines import META, TURN, asst, cc_load, cx_load, event, text_msg, user
-from fixtures.factories import TranscriptBuilder, text_of
+from fixtures.factories import TranscriptBuilder, text_of, usage_row
 from fixtures.samples import sample_path
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.model import Transcript, Usage
+from sessionlens.engine.model import Transcript
 from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.plan.rules import (
     CUT_RULES,
@@ -73,13 +73,13 @@ def test_v3_files_are_told_apart_by_what_only_openclaw_writes() -> None:
     reset.reset()
     assert file_agent(reset.build()).agent == "openclaw"
     snap = _session()
-    snap._add("custom", custom_type="model-snapshot", data={})
+    snap.add("custom", customType="model-snapshot", data={})
     assert "model-snapshot" in file_agent(snap.build()).reason
     usage = _session()
     e = usage.entries[-1]
     assert e.message is not None
-    usage.entries[-1] = replace(e, message=replace(e.message, usage=Usage(
-        input=10, total_tokens=10, context_usage=12)))
+    usage.lines[-1]["message"]["usage"] = dict(  # Usage(input=10, total 10, context 12)
+        usage_row(10), contextUsage={"state": "available", "totalTokens": 12})
     assert file_agent(usage.build()).agent == "openclaw"
     # the folder wins over content
     pi_dir = replace(hook.build(), path=Path("/h/.pi/agent/sessions/--p--/x.jsonl"))

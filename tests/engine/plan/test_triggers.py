@@ -24,8 +24,7 @@ CFG = CompactionSettings(context_window=50_000, reserve_tokens=10_000, reserve_t
 
 def _sized(b: TranscriptBuilder, size: int = 1000) -> Transcript:
     """Every entry ``size`` bytes long on disk (the builder writes no file)."""
-    b.entries[:] = [replace(e, length=size) for e in b.entries]
-    return b.build()
+    return b.build(line_bytes=size)
 
 
 def _session(last_usage: int, turns: int = 4) -> TranscriptBuilder:

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixtures.session_files import SessionFile, structured_summary
+from fixtures.factories import TranscriptBuilder, structured_summary
 from sessionlens.engine.search.fate import RecordedCompaction, hit_fate, query_words
 from sessionlens.engine.search.search_index import SearchIndex
 
 
 def _session(tmp: Path, first: str, second: str) -> tuple[Path, dict[str, str]]:
-    s = SessionFile()
-    ids = {"old": s.user("The signing key lives in /etc/keys/ledger-v2.pem, rotate it on "
-                         "the 1st.")}
-    s.assistant("Noted the key location.")
-    ids["keep1"] = s.user("Let us continue with the parser.")
-    ids["c1"] = s.compaction(structured_summary(first), ids["keep1"])
-    s.assistant("Parser work continues.")
-    ids["keep2"] = s.user("Now the exporter, and the port is 9443.")
-    ids["c2"] = s.compaction(structured_summary(second), ids["keep2"])
-    ids["new"] = s.user("The ledger-v2.pem question is settled now.")
+    b = TranscriptBuilder(plain_users=True)
+    ids = {"old": b.user("The signing key lives in /etc/keys/ledger-v2.pem, rotate it on "
+                         "the 1st.").id}
+    b.assistant("Noted the key location.")
+    ids["keep1"] = b.user("Let us continue with the parser.").id
+    ids["c1"] = b.compaction(structured_summary(first), ids["keep1"]).id
+    b.assistant("Parser work continues.")
+    ids["keep2"] = b.user("Now the exporter, and the port is 9443.").id
+    ids["c2"] = b.compaction(structured_summary(second), ids["keep2"]).id
+    ids["new"] = b.user("The ledger-v2.pem question is settled now.").id
     (tmp / "s").mkdir(parents=True)
-    return s.write(tmp / "s" / "fate.jsonl"), ids
+    return b.write(tmp / "s" / "fate.jsonl"), ids
 
 
 def _fate(tmp: Path, first: str, second: str, query: str) -> dict[str, object]:

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from fixtures.factories import TranscriptBuilder
 from fixtures.search_sessions import Machine, openclaw_session
-from fixtures.session_files import SessionFile
 from sessionlens.engine.search.index_db import INDEX_FILE
 from sessionlens.engine.search.search_index import SearchIndex
 
@@ -38,7 +38,7 @@ def test_planted_facts_are_found_in_their_file_and_entry(machine: Machine) -> No
     assert hit.snippet[start:end] == "ECONNRESET"
     assert machine.index.search("zebra canary", agent="claude-code").hits[0].agent == "claude-code"
     assert machine.index.search("ECONNRESET", agent="main").hits == ()
-    # SessionFile stamps 2026-01-01, Claude Code lines 2026-04-07
+    # TranscriptBuilder stamps 2026-01-01, Claude Code lines 2026-04-07
     later = datetime(2026, 3, 1, tzinfo=UTC)
     assert {h.agent for h in machine.index.search("build", since=later).hits} == {"claude-code"}
     only = machine.facts["db"][0].parent
@@ -63,13 +63,13 @@ def _same_as_a_rebuild(m: Machine, tmp_path: Path, name: str) -> None:
                                    "f ON f.id = c.file_id").fetchall()) == rebuilt
 
 
-def _append(path: Path, build: Callable[[SessionFile], None], n: int = 500,
-            leaf: str = "e0000001") -> None:
-    extra = SessionFile()
-    extra.n, extra.leaf = n, leaf
+def _append(path: Path, build: Callable[[TranscriptBuilder], None], first_id: int = 500,
+            leaf: str = "00000001") -> None:
+    """Append what ``build`` adds below ``leaf`` (ids from ``first_id``)."""
+    extra = TranscriptBuilder.continuing(path, first_id=first_id, plain_users=True)
+    extra.leaf = leaf
     build(extra)
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write("".join(json.dumps(x) + "\n" for x in extra.lines[1:]))
+    extra.append_to(path)
 
 
 def test_an_append_indexes_only_the_new_entries_and_matches_a_rebuild(machine: Machine,
@@ -78,9 +78,9 @@ def test_an_append_indexes_only_the_new_entries_and_matches_a_rebuild(machine: M
     path = machine.facts["db"][0]
     ids: list[str] = []
 
-    def grow(s: SessionFile) -> None:
-        ids.append(s.user("Later we moved the replica to rack k7-omega. " + "pad " * 900))
-        ids.append(s.assistant("Done."))
+    def grow(b: TranscriptBuilder) -> None:
+        ids.append(b.user("Later we moved the replica to rack k7-omega. " + "pad " * 900).id)
+        ids.append(b.assistant("Done.").id)
 
     _append(path, grow)
     stats = machine.index.update()
@@ -89,11 +89,11 @@ def test_an_append_indexes_only_the_new_entries_and_matches_a_rebuild(machine: M
     _same_as_a_rebuild(machine, tmp_path, "fresh1")
     assert machine.index.update().indexed == 0  # nothing changed: nothing read
 
-    def compact(s: SessionFile) -> None:  # a compaction needs the whole path: a full load
-        ids.append(s.compaction("## Goal\n- replica moved", None))
-        s.user("and the cache is on 11211")
+    def compact(b: TranscriptBuilder) -> None:  # a compaction needs the whole path: a full load
+        ids.append(b.compaction("## Goal\n- replica moved", None).id)
+        b.user("and the cache is on 11211")
 
-    _append(path, compact, n=600, leaf=ids[1])
+    _append(path, compact, first_id=600, leaf=ids[1])
     assert machine.index.update().entries_added == 2
     _same_as_a_rebuild(machine, tmp_path, "fresh2")
     hit = machine.index.search("k7-omega").hits[0]
@@ -209,10 +209,10 @@ def test_words_found_everywhere_rank_only_the_newest_matches(tmp_path: Path) -> 
     folder = tmp_path / "s"
     folder.mkdir()
     for n in range(6):
-        s = SessionFile()
+        b = TranscriptBuilder(plain_users=True)
         for turn in range(30):
-            s.user(f"common words everywhere, file {n} turn {turn}: " + "lorem ipsum " * 40)
-        s.write(folder / f"f{n}.jsonl")
+            b.user(f"common words everywhere, file {n} turn {turn}: " + "lorem ipsum " * 40)
+        b.write(folder / f"f{n}.jsonl")
     index = SearchIndex(tmp_path / "idx", SearchSettings(rank_cap=20),
                         session_dirs=lambda: [folder])
     index.update()

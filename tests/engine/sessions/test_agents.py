@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.factories import write_rows
 from fixtures.samples import sample_path
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
@@ -26,8 +27,7 @@ CX_SID = "019d2308-c368-7ca0-8331-65a7d470352c"
 
 def write(path: Path, *objs: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(o) + "\n" for o in objs))
-    return path
+    return write_rows(path, objs)
 
 
 def cc_line(type: str, uuid: str, parent: str | None, **fields: Any) -> dict[str, Any]:

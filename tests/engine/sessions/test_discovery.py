@@ -1,4 +1,5 @@
-"""Session folders, file-name rules, quick scans and sessions.json reading (§2)."""
+"""Session folders and quick scans (§2); file names are in test_classify, sessions.json in
+test_store."""
 
 from __future__ import annotations
 
@@ -8,18 +9,15 @@ from typing import Any
 
 import pytest
 
-from fixtures.samples import sample_path
-from sessionlens.engine.errors import LoadError
+from fixtures.factories import TranscriptBuilder
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.sessions.discovery import (
     SOURCES,
     SessionInfo,
     SessionSource,
-    classify_session_file,
     default_session_dirs,
     discover_sessions,
     load_plugin_sources,
-    read_session_store,
     register_source,
 )
 
@@ -28,42 +26,13 @@ UUID = "0b0e6c1e-1111-4222-8333-444455556666"
 
 def transcript(path: Path, n: int = 3, compactions: int = 1, sid: str = "sid",
                cwd: str = "/proj") -> Path:
-    rows: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": sid, "timestamp": "t",
-                                   "cwd": cwd}]
-    prev = None
+    b = TranscriptBuilder(session_id=sid, cwd=cwd, plain_users=True)
     for i in range(n):
-        rows.append({"type": "message", "id": f"m{i}", "parentId": prev, "timestamp": "t",
-                     "message": {"role": "user",
-                                 "content": 'quoting {"type":"compaction"} is not one'}})
-        prev = f"m{i}"
+        b.user('quoting {"type":"compaction"} is not one', id=f"m{i}")
     for i in range(compactions):
-        rows.append({"type": "compaction", "id": f"c{i}", "parentId": prev, "timestamp": "t",
-                     "summary": "s", "firstKeptEntryId": prev, "tokensBefore": 1})
-        prev = f"c{i}"
+        b.compaction("s", b.leaf, 1, id=f"c{i}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
-@pytest.mark.parametrize("name, kind", [
-    (f"{UUID}.jsonl", "primary"),
-    (f"{UUID}-topic-42.jsonl", "primary"),
-    (f"2026-01-01T10-00-00-000Z_{UUID}.jsonl", "primary"),
-    (f"{UUID}.checkpoint.{UUID}.jsonl", "checkpoint"),
-    (f"{UUID}.trajectory.jsonl", "trajectory"),
-    (f"{UUID}.trajectory-path.json", "trajectory"),
-    (f"{UUID}.jsonl.reset.2026-01-01T10-00-00.000Z", "archive-reset"),
-    (f"{UUID}.jsonl.deleted.2026-01-01T10-00-00.000Z", "archive-deleted"),
-    (f"{UUID}.jsonl.bak.2026-01-01T10-00-00.000Z", "archive-bak"),
-    ("sessions.json.bak.3", "archive-bak"),
-    (f"{UUID}.jsonl.lock", "lock"),
-    (f"{UUID}.corrupt-2026-01-01T10-00-00-000Z-ab12cd34.jsonl", "corrupt"),
-    (f"{UUID}.jsonl.truncate-tmp", "temp"),
-    ("sessions.json", "store"),
-    ("notes.txt", "other"),
-])
-def test_file_names_are_classified(name: str, kind: str) -> None:
-    assert classify_session_file(name) == kind
+    return b.write(path)
 
 
 def test_default_dirs_follow_home_and_env(tmp_path: Path) -> None:
@@ -151,61 +120,3 @@ def test_other_agents_plug_in_their_folders_and_scanner(tmp_path: Path) -> None:
         SOURCES[:] = before
 
 
-def test_store_resolves_stale_absolute_paths_and_reads_checkpoints(tmp_path: Path) -> None:
-    store = tmp_path / "sessions.json"
-    here = transcript(tmp_path / f"{UUID}.jsonl")
-    cp = {"checkpointId": "cp1", "sessionKey": "agent:main:main", "sessionId": UUID,
-          "createdAt": 5, "reason": "manual", "tokensBefore": 100, "tokensAfter": 10,
-          "summary": "S", "firstKeptEntryId": "m1",
-          "preCompaction": {"sessionId": UUID,
-                            "sessionFile": f"C:\\Users\\x\\sessions\\{UUID}.checkpoint.a.jsonl",
-                            "leafId": "m2"},
-          "postCompaction": {"sessionId": UUID, "entryId": "c0"}}
-    store.write_text(json.dumps({
-        "agent:main:main": {"sessionId": UUID, "compactionCount": 4, "updatedAt": 9,
-                            "sessionFile": f"/home/other/.clawdbot/agents/main/sessions/{UUID}.jsonl",
-                            "compactionCheckpoints": [cp, "junk"]},
-        "cron:x": {"sessionId": "nofile"},
-        "bad": 3,
-    }))
-    s = read_session_store(store)
-    main = s.by_key("agent:main:main")
-    assert main is not None and main.session_file == here and main.session_file_exists
-    assert main.compaction_count == 4 and main.updated_at == 9
-    [c] = main.checkpoints
-    assert (c.checkpoint_id, c.reason, c.tokens_before, c.tokens_after) == ("cp1", "manual",
-                                                                            100, 10)
-    assert c.pre is not None and c.pre.session_file == tmp_path / f"{UUID}.checkpoint.a.jsonl"
-    assert c.pre.leaf_id == "m2" and c.post is not None and c.post.entry_id == "c0"
-    cron = s.by_session_id("nofile")
-    assert cron is not None and cron.session_file == tmp_path / "nofile.jsonl"
-    assert not cron.session_file_exists
-    assert len(s.diagnostics) == 2  # "junk" checkpoint and the "bad" record
-
-
-def test_store_errors(tmp_path: Path) -> None:
-    with pytest.raises(LoadError, match="is a directory"):
-        read_session_store(tmp_path)
-    bad = tmp_path / "sessions.json"
-    bad.write_text("{oops")
-    with pytest.raises(LoadError, match="not valid JSON"):
-        read_session_store(bad)
-    bad.write_text("[]")
-    with pytest.raises(LoadError, match="JSON object"):
-        read_session_store(bad)
-
-
-@pytest.mark.samples
-def test_sample_store_points_at_sample_04_by_basename(samples_dir: Path, tmp_path: Path) -> None:
-    src = sample_path(samples_dir, "05_")
-    raw = json.loads(src.read_text())
-    store = tmp_path / "sessions.json"
-    store.write_bytes(src.read_bytes())
-    s = read_session_store(store)
-    assert [r.session_key for r in s.records] == list(raw)
-    assert [r.compaction_count for r in s.records] == [v.get("compactionCount", 0)
-                                                       for v in raw.values()]
-    main = s.by_key("agent:main:main")
-    assert main is not None and main.session_file_raw is not None
-    assert main.session_file_raw.startswith("/home/admin/.clawdbot/")
-    assert main.session_file == tmp_path / Path(main.session_file_raw).name

@@ -99,7 +99,7 @@ def test_the_transcript_cannot_close_its_conversation_fence(closing: str) -> Non
     import re
 
     from fixtures.factories import TranscriptBuilder
-    from fixtures.wire_fixtures import plan_for
+    from fixtures.llm_wire import plan_for
     from sessionlens.engine.summarize.outbound import preview_prompts
 
     b = TranscriptBuilder()

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 
 from fixtures.factories import TranscriptBuilder
-from fixtures.llm_wire import Act, WireServer, serve, wait_for
-from fixtures.wire_fixtures import FakeSleep, plan_for, policy, small_transcript
+from fixtures.llm_wire import Act, FakeSleep, WireServer, plan_for, policy, wait_for
+from fixtures.scenarios import small_transcript
 from sessionlens.engine.contract.templates import REQUIRED_SECTIONS, SPLIT_TURN_HEADER
 from sessionlens.engine.errors import (
     ConfigError,
@@ -26,20 +25,11 @@ from sessionlens.engine.summarize.providers import (
 )
 from sessionlens.engine.summarize.runner import ProgressEvent, SummaryResult, summarize_plan
 
-
-@pytest.fixture
-def wire() -> Iterator[WireServer]:
-    yield from serve()
-
-
 OVERFLOW = '{"error":{"message":"prompt is too long: 99999 tokens > 8000 maximum"}}'
 
 
 def openai(wire: WireServer, **kw: object) -> ProviderProfile:
-    base = dict(name="wire", kind="openai", base_url=wire.url + "/v1", model="m-1",
-                timeout_s=5.0, context_window=8000)
-    base.update(kw)
-    return ProviderProfile(**base)  # type: ignore[arg-type]
+    return wire.profile("openai", **{"name": "wire", "context_window": 8000, **kw})
 
 
 def prompt_of(seen: object) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.session_files import SessionFile
+from fixtures.factories import TranscriptBuilder
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.tokens.count_cache import FILE_NAME, CountCache, text_key
 from sessionlens.engine.tokens.counts import (
@@ -19,14 +19,14 @@ from sessionlens.engine.tokens.counts import (
 )
 
 
-def _session(turns: int, *, edit: str | None = None) -> SessionFile:
+def _session(turns: int, *, edit: str | None = None) -> TranscriptBuilder:
     """``turns`` user/assistant/tool turns with distinct texts; ``edit`` replaces turn 1's."""
-    s = SessionFile()
+    s = TranscriptBuilder()
     for i in range(turns):
         s.user(edit if (edit is not None and i == 1) else f"question {i}: why is {i} odd?")
-        call = f"call_{i}"
-        s.assistant(f"answer {i}", [{"id": call, "name": "read", "arguments": {"path": f"f{i}"}}])
-        s.tool_result(call, "read", f"contents of f{i} " * (i + 1))
+        call = s.call("read", call_id=f"call_{i}", path=f"f{i}")
+        s.assistant(f"answer {i}", call)
+        s.result(call, f"contents of f{i} " * (i + 1))
     return s
 
 

@@ -1,7 +1,10 @@
-"""The tokenizer with a cache folder it cannot write: counts come from memory instead."""
+"""The offline tokenizer: seeded tiktoken data, no downloads, counts from memory when the
+cache folder cannot be written, and the chunked counter that starts helper threads on spare
+cores only."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
@@ -11,6 +14,96 @@ import pytest
 
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.tokens import tokenizer
+from sessionlens.engine.tokens.tokenizer import ensure_tiktoken_data, get_encoding
+
+CL100K_KEY = "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
+O200K_KEY = "fb374d419588a4632f3f557e76b4b70aebbca790"
+
+
+def test_known_ids_offline_from_an_empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tiktoken.load
+
+    def no_network(url: str) -> bytes:
+        raise AssertionError(f"tried to download {url}")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", no_network)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", os.environ.get("TIKTOKEN_CACHE_DIR", ""))
+    cache = tmp_path / "empty"
+    assert ensure_tiktoken_data(cache) == cache
+    assert os.environ["TIKTOKEN_CACHE_DIR"] == str(cache)
+    assert sorted(p.name for p in cache.iterdir()) == sorted([CL100K_KEY, O200K_KEY])
+    # tiktoken's own loader, with downloads disabled, reads what we seeded.
+    url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+    assert hashlib.sha1(url.encode()).hexdigest() == O200K_KEY
+    ranks = tiktoken.load.load_tiktoken_bpe(
+        url, expected_hash="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d")
+    assert ranks[b"hello"] == 24912
+    assert get_encoding("cl100k_base").encode_ordinary("hello world") == [15339, 1917]
+    assert get_encoding("o200k_base").encode_ordinary("hello world") == [24912, 2375]
+
+
+def test_seeding_respects_the_environment_and_repairs_a_corrupt_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "env"))
+    assert ensure_tiktoken_data() == tmp_path / "env"
+    bad = tmp_path / "env" / CL100K_KEY
+    bad.write_bytes(b"garbage")
+    tokenizer._seeded.clear()
+    ensure_tiktoken_data()
+    assert hashlib.sha256(bad.read_bytes()).hexdigest().startswith("223921b7")
+
+
+def test_empty_cache_variable_falls_back_to_the_user_cache_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # tiktoken would download on every use
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    folder = ensure_tiktoken_data()
+    assert folder == tmp_path / "xdg" / "SessionLens" / "tiktoken"
+    assert (folder / O200K_KEY).is_file()
+
+
+def _count_in_chunks(texts: list[str], *, helpers: bool = True) -> list[int]:
+    """Every text through a TextCounter, as ``count_tokens`` feeds it."""
+    counter = tokenizer.TextCounter("o200k_base", Path("/x"), len(texts), helpers=helpers)
+    try:
+        for text in texts:
+            counter.add(text)
+        return counter.finish()
+    finally:
+        counter.close()
+
+
+def test_helper_threads_count_like_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enough chunks to start the helpers (each with its own encoding copy) on any machine."""
+    monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 10)
+    monkeypatch.setattr(tokenizer, "_helper_count", lambda: 2)
+    texts = [f"entry {i}: " + "lorem ipsum dolor " * (i % 7) for i in range(400)]
+    counts = _count_in_chunks(texts)
+    enc = get_encoding("o200k_base")
+    assert counts == [len(enc.encode_ordinary(x)) for x in texts]
+
+
+def test_without_helpers_only_the_calling_thread_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``helpers=False`` (what the GUI asks for) starts no helper and counts the same."""
+    monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 10)
+    monkeypatch.setattr(tokenizer, "_helper_count", lambda: 2)
+    started: list[object] = []
+    monkeypatch.setattr(tokenizer, "_pool", lambda: started.append(1))
+    texts = [f"entry {i}: " + "lorem ipsum dolor " * (i % 7) for i in range(200)]
+    counts = _count_in_chunks(texts, helpers=False)
+    enc = get_encoding("o200k_base")
+    assert counts == [len(enc.encode_ordinary(x)) for x in texts]
+    assert started == []
+
+
+@pytest.mark.parametrize(("cores", "load", "helpers"), [
+    (1, 0.0, 0), (2, 0.2, 1), (2, 1.0, 1), (2, 1.8, 0), (2, 4.5, 0), (8, 1.0, 3), (8, 6.0, 2),
+])
+def test_helpers_only_on_spare_cores(monkeypatch: pytest.MonkeyPatch, cores: int, load: float,
+                                     helpers: int) -> None:
+    monkeypatch.setattr(tokenizer.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(tokenizer.os, "getloadavg", lambda: (load, load, load))
+    assert tokenizer._helper_count() == helpers
 
 
 @pytest.fixture
@@ -57,7 +150,7 @@ def test_inspect_works_with_an_unwritable_cache(tmp_path: Path, fresh_encodings:
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from fixtures.session_files import basic_session
+    from fixtures.scenarios import basic_session
     from sessionlens.engine.cli import main
 
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(_unwritable(tmp_path)))

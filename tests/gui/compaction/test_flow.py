@@ -9,14 +9,9 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from fixtures.compaction_fixtures import (
-    SESSION_ID,
-    listing,
-    mount,
-    settle,
-    write_session,
-)
-from fixtures.gui_transcripts import read_rows, small_session_rows, write_rows
+from fixtures.qt_app import mount, settle
+from fixtures.scenarios import COMPACTION_SESSION_ID, small_session, write_session
+from fixtures.written import listing, read_rows
 from sessionlens.engine import load_transcript
 from sessionlens.gui.compaction.prefs import CompactionPrefs
 
@@ -172,7 +167,7 @@ def test_export_three_formats_and_ab_compare(
     data = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert data["summary"]["text"] == second.result.summary
     assert data["audit"]["passed"] == second.report.passed
-    assert data["source"]["session_id"] == SESSION_ID
+    assert data["source"]["session_id"] == COMPACTION_SESSION_ID
     assert "## " in (out / "summary.md").read_text(encoding="utf-8")
     assert "<html" in (out / "summary.html").read_text(encoding="utf-8").lower()
 
@@ -214,7 +209,7 @@ def test_dragged_cut_moves_the_planned_cut(
 
 def test_rerun_of_a_recorded_compaction_compares_with_what_it_wrote(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
-    path = write_rows(tmp_path / "small.jsonl", small_session_rows())
+    path = small_session().write(tmp_path / "small.jsonl")
     rows = read_rows(path)
     recorded = next(r for r in rows if r.get("type") == "compaction")
     ctx = make_app()

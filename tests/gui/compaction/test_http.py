@@ -3,20 +3,17 @@ redaction, a slow stream with a responsive UI, a cancel in the middle, and an er
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 
-from fixtures.compaction_fixtures import (
-    SECRET_KEY,
-    URL_PASSWORD,
-    Script,
-    listing,
-    mount,
-    write_profiles,
-    write_session,
-)
+from fixtures.llm_wire import PRICED_SUMMARY, Act
+from fixtures.qt_app import mount, write_profiles
+from fixtures.scenarios import SECRET_KEY, URL_PASSWORD, write_session
+from fixtures.written import listing
 from sessionlens.gui.compaction.outbound_preview import OutboundPreviewDialog
 
 RUN_MS = 30_000
@@ -26,11 +23,11 @@ def _setup(qtbot: Any, make_app: Any, tmp_path: Path, server: Any) -> tuple[Any,
     folder = tmp_path / "sessions"
     path = write_session(folder)
     ctx = make_app()
-    write_profiles(ctx, server.url)
+    write_profiles(ctx, server.url + "/v1")
     parts = mount(qtbot, ctx, path)
     panel = parts.panel
     panel.provider.setCurrentIndex(panel.provider.findText("wire (openai)"))
-    assert panel.options().profile.base_url == server.url
+    assert panel.options().profile.base_url == server.url + "/v1"
     return ctx, parts, folder
 
 
@@ -107,7 +104,7 @@ def test_cancelling_the_preview_sends_nothing(
 def test_slow_stream_keeps_the_ui_usable(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
     pieces = [f"word{i} " for i in range(30)]
-    openai_server.script = Script(pieces=["## Goal\n", *pieces], delay=0.05)
+    openai_server.default = replace(PRICED_SUMMARY, pieces=["## Goal\n", *pieces], delay=0.05)
     ctx, parts, folder = _setup(qtbot, make_app, tmp_path, openai_server)
     parts.panel._confirm_outbound = lambda p, _w: frozenset()
     ticks = [0]
@@ -138,7 +135,8 @@ def test_slow_stream_keeps_the_ui_usable(
 
 def test_cancel_in_the_middle_stops_at_once_and_writes_nothing(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
-    openai_server.script = Script(pieces=[f"w{i} " for i in range(400)], delay=0.05)
+    openai_server.default = replace(PRICED_SUMMARY, pieces=[f"w{i} " for i in range(400)],
+                                    delay=0.05)
     ctx, parts, folder = _setup(qtbot, make_app, tmp_path, openai_server)
     parts.panel._confirm_outbound = lambda p, _w: frozenset()
     before = listing(folder)
@@ -163,7 +161,8 @@ def test_cancel_in_the_middle_stops_at_once_and_writes_nothing(
 
 def test_provider_error_is_shown_and_nothing_is_written(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, openai_server: Any) -> None:
-    openai_server.script = Script(status=400, error="model 'wire-model' does not exist")
+    openai_server.default = Act("status", status=400, body=json.dumps({"error": {
+        "message": "model 'wire-model' does not exist", "type": "invalid_request"}}))
     ctx, parts, folder = _setup(qtbot, make_app, tmp_path, openai_server)
     parts.panel._confirm_outbound = lambda p, _w: frozenset()
     before = listing(folder)

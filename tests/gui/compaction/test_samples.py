@@ -9,23 +9,11 @@ from typing import Any
 
 import pytest
 
-from fixtures.compaction_fixtures import listing, mount, settle
-from fixtures.gui_transcripts import read_rows
+from fixtures.qt_app import mount, settle
+from fixtures.written import listing, path_to_root, read_rows
 from sessionlens.engine import load_transcript
 
 pytestmark = pytest.mark.samples
-
-
-def _active_path(rows: list[dict[str, Any]]) -> list[str]:
-    """Leaf = the last entry in file order; walk parentId to the root (the test's own reader)."""
-    entries = [r for r in rows if r.get("type") != "session" and "id" in r]
-    by_id = {r["id"]: r for r in entries}
-    out: list[str] = []
-    cur: str | None = entries[-1]["id"]
-    while cur is not None and cur in by_id and cur not in out:
-        out.append(cur)
-        cur = by_id[cur].get("parentId")
-    return out[::-1]
 
 
 def test_sample_offline_compaction_accept_and_reload(
@@ -42,7 +30,7 @@ def test_sample_offline_compaction_accept_and_reload(
     parts = mount(qtbot, ctx, path, keep_recent=2000)
     plan = parts.controller.plan
     rows = read_rows(path)
-    active = _active_path(rows)
+    active = path_to_root(rows)
     first_kept = active.index(plan.first_kept_entry_id)
     before = listing(folder)
     with qtbot.waitSignal(parts.controller.writes_ready, timeout=60_000) as blocker:

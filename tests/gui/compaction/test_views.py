@@ -11,7 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from fixtures.compaction_fixtures import mount, write_session
+from fixtures.qt_app import mount
+from fixtures.scenarios import write_session
 from sessionlens.engine import audit_summary, load_transcript
 from sessionlens.gui.compaction.accept_dialog import AcceptDialog
 from sessionlens.gui.compaction.audit_models import (

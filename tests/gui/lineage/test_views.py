@@ -9,7 +9,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtTest import QTest
 
-from fixtures.lineage_chain import lines, make_chain
+from fixtures.chains import make_chain
+from fixtures.written import path_to_root, read_rows
 from sessionlens.engine import (
     analyze_drift,
     branch_outline,
@@ -28,13 +29,7 @@ from sessionlens.gui.transcript.timeline_rows import build_rows
 
 
 def _path_ids(path: Path) -> list[str]:
-    objs = lines(path)[1:]
-    by_id = {o["id"]: o for o in objs}
-    out, cur = [], objs[-1]["id"]
-    while cur is not None:
-        out.append(cur)
-        cur = by_id[cur]["parentId"]
-    return out[::-1]
+    return path_to_root(read_rows(path))
 
 
 def test_nodes_model_lists_every_point(qtbot: Any, tmp_path: Path) -> None:
@@ -52,14 +47,13 @@ def test_nodes_model_lists_every_point(qtbot: Any, tmp_path: Path) -> None:
 
 
 def test_branch_model_folds_the_side_branch(qtbot: Any, tmp_path: Path) -> None:
-    chain = make_chain(tmp_path, 2)
+    chain = make_chain(tmp_path, 2, side_every=2)
     t = load_transcript(chain.transcripts[-1])
     model = BranchOutlineModel()
     model.set_outline(branch_outline(t), {r.entry_id: r for r in build_rows(t, tree=True)})
     top = [model.index(r, 0).data(ItemRole).entry_id for r in range(model.rowCount())]
     assert top == _path_ids(chain.transcripts[-1])
-    side = next(o["id"] for o in lines(chain.transcripts[-1])[1:]
-                if o.get("message", {}).get("content") == "side idea 2")
+    side = chain.side_branches[chain.transcripts[-1]]
     idx = model.index_of_entry(side)
     fold = idx.parent()
     assert fold.isValid() and fold.data(ItemRole).kind == "branch"
@@ -68,7 +62,11 @@ def test_branch_model_folds_the_side_branch(qtbot: Any, tmp_path: Path) -> None:
                                                                ).endswith("[1 branch here]")
     assert point.data(Qt.ItemDataRole.FontRole).bold()
     assert idx.data(Qt.ItemDataRole.FontRole) is None  # off the active path: not bold
-    assert model.rowCount(fold) == 1
+    on_path = set(top)
+    off_path = [o["id"] for o in read_rows(chain.transcripts[-1])[1:] if o["id"] not in on_path]
+    assert off_path[0] == side  # the side question, then its answer: the fold lists both
+    assert [model.index(r, 0, fold).data(ItemRole).entry_id
+            for r in range(model.rowCount(fold))] == off_path
 
 
 def test_graph_selects_and_opens_a_point(qtbot: Any, tmp_path: Path) -> None:
@@ -107,7 +105,7 @@ def test_graph_selects_and_opens_a_point(qtbot: Any, tmp_path: Path) -> None:
     where = view.mapFromScene(item.mapToScene(QPoint(6, 10)))
     with qtbot.waitSignal(view.open_requested) as opened:
         QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=where)
-    assert opened.args == [chain.checkpoints[1], lines(chain.checkpoints[1])[-1]["id"]]
+    assert opened.args == [chain.checkpoints[1], read_rows(chain.checkpoints[1])[-1]["id"]]
 
 
 def test_drift_view_plots_and_lists(qtbot: Any, tmp_path: Path) -> None:
@@ -117,7 +115,7 @@ def test_drift_view_plots_and_lists(qtbot: Any, tmp_path: Path) -> None:
     qtbot.addWidget(view)
     view.set_report(report)
     assert len(view.bars.opts["x"]) + len(view.nested_bars.opts["x"]) == 3
-    summaries = [o["summary"] for p in chain.transcripts for o in lines(p)
+    summaries = [o["summary"] for p in chain.transcripts for o in read_rows(p)
                  if o.get("type") == "compaction"]
     distinct = list(dict.fromkeys(summaries))
     assert [p.chars for p in report.points] == [len(s) for s in distinct]
@@ -126,8 +124,8 @@ def test_drift_view_plots_and_lists(qtbot: Any, tmp_path: Path) -> None:
     assert head is not None
     kids = [head.child(i) for i in range(head.childCount())]
     changes = {k.text(0): k.text(2) for k in kids if k is not None}
-    assert changes.get("/srv/app/m3.py") == "appeared"
-    assert changes.get("/srv/app/m2.py") == "disappeared"
+    assert changes.get("/src/app/mod3.py") == "appeared"
+    assert changes.get("/src/app/mod2.py") == "disappeared"
     with qtbot.waitSignal(view.open_requested) as opened:
         view.select_point(0)
         view._open_selected()
@@ -216,9 +214,9 @@ def test_mounted_panel_builds_compares_and_restores(make_main_window: Any,
     assert done.args[0].written == (new,)
     assert seen[0][1].source == chain.checkpoints[0]
     assert seen[0][1].target == new  # the dialog named the very file the restore wrote
-    head = lines(new)[0]
+    head = read_rows(new)[0]
     assert head["parentSession"] == str(chain.checkpoints[0])
-    assert [o["id"] for o in lines(new)[1:]] == [o["id"] for o in lines(chain.checkpoints[0])[1:]]
+    assert [o["id"] for o in read_rows(new)[1:]] == [o["id"] for o in read_rows(chain.checkpoints[0])[1:]]
     qtbot.waitUntil(lambda: bool(rebuilt), timeout=8000)  # the lineage is rebuilt after it
     node = next(n for n in rebuilt[-1].lineage.of_kind("transcript") if n.path == new)
     assert node.relation == "restored"

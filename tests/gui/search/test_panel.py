@@ -9,8 +9,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from fixtures.factories import TranscriptBuilder, structured_summary
 from fixtures.search_sessions import Machine, machine
-from fixtures.session_files import SessionFile, structured_summary
 from sessionlens.gui.app import AppContext
 from sessionlens.gui.roles import ItemRole
 from sessionlens.gui.search.hit_list import HtmlRole
@@ -65,15 +65,15 @@ def test_a_hit_opens_its_transcript_at_the_entry(qtbot: Any, machine: Machine,
 def test_a_hit_says_which_compaction_lost_it(qtbot: Any, tmp_path: Path,
                                              make_main_window: Callable[..., AppContext]
                                              ) -> None:
-    s = SessionFile()
-    fact = s.user("Deploy with the flag --region=ap-south-9 or it breaks.")
-    s.assistant("Understood.")
-    kept = s.user("Next task please.")
-    compaction = s.compaction(structured_summary("- deploy flags: none recorded"), kept)
-    s.assistant("Working on it.")
+    b = TranscriptBuilder(plain_users=True)
+    fact = b.user("Deploy with the flag --region=ap-south-9 or it breaks.").id
+    b.assistant("Understood.")
+    kept = b.user("Next task please.").id
+    compaction = b.compaction(structured_summary("- deploy flags: none recorded"), kept).id
+    b.assistant("Working on it.")
     folder = tmp_path / "sessions"
     folder.mkdir()
-    s.write(folder / "lost.jsonl")
+    b.write(folder / "lost.jsonl")
     ctx = _open_panel(qtbot, make_main_window, [folder])
     hits = _query(qtbot, ctx, "ap-south-9")
     assert hits[0].entry_id == fact

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.agent_files import jsonl, write
+from fixtures.agent_files import write
+from fixtures.factories import jsonl
 from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 
 JSONL = "cursor/35a82dfe-d4ab-4238-8135-22c978781bca/35a82dfe-d4ab-4238-8135-22c978781bca.jsonl"

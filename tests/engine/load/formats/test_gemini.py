@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.agent_files import jsonl, loaded_errors, write
+from fixtures.agent_files import loaded_errors, write
+from fixtures.factories import jsonl
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.persist.successor import require_writable

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.agent_files import jsonl, loaded_errors, write
+from fixtures.agent_files import loaded_errors, write
+from fixtures.factories import jsonl
 from sessionlens.engine.errors import NotATranscriptError
 from sessionlens.engine.load.reader import load_transcript
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from fixtures.factories import jsonl
 from sessionlens.engine.load.formats import ParsedFile
 from sessionlens.engine.load.formats.pi import parse
 from sessionlens.engine.load.reader import load_transcript_bytes
@@ -14,10 +15,6 @@ from sessionlens.engine.model import ImageBlock, TextBlock, ThinkingBlock, ToolC
 P = Path("/virtual/s.jsonl")
 HEADER3 = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-01-01T00:00:00Z",
            "cwd": "/w"}
-
-
-def jl(*objs: Any, newline: str = "\n") -> bytes:
-    return (newline.join(json.dumps(o) for o in objs) + newline).encode()
 
 
 def e(type: str, id: str, parent: str | None, **fields: Any) -> dict[str, Any]:
@@ -30,7 +27,7 @@ def msg(id: str, parent: str | None, role: str, **fields: Any) -> dict[str, Any]
 
 
 def test_parsed_file_is_what_the_parser_returns() -> None:
-    parsed = parse(jl(HEADER3, msg("a1", None, "user", content="hi")), P)
+    parsed = parse(jsonl(HEADER3, msg("a1", None, "user", content="hi")), P)
     assert isinstance(parsed, ParsedFile)
     assert parsed.format == "openclaw-v3"
     assert parsed.header is not None and parsed.header.id == "sess-1"
@@ -38,7 +35,7 @@ def test_parsed_file_is_what_the_parser_returns() -> None:
 
 
 def test_every_entry_type_is_read_with_its_fields() -> None:
-    data = jl(
+    data = jsonl(
         HEADER3,
         e("model_change", "m1", None, provider="anthropic", modelId="claude"),
         e("thinking_level_change", "t1", "m1", thinkingLevel="high"),
@@ -96,7 +93,7 @@ def test_every_role_and_block_with_real_data_extras() -> None:
                                                            "totalTokens": 99}},
         "stopReason": "toolUse", "timestamp": 1,
     }
-    data = jl(
+    data = jsonl(
         HEADER3,
         msg("u1", None, "user", content=[{"type": "text", "text": "see"},
                                          {"type": "image", "data": "QUJD",
@@ -147,7 +144,7 @@ def test_v1_gets_line_ids_a_linear_chain_and_first_kept_from_the_line_index() ->
             {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "q2"}},
             {"type": "compaction", "timestamp": "t", "summary": "S", "firstKeptEntryIndex": 3,
              "tokensBefore": 5}]
-    parsed = parse(jl(header, *body), P)
+    parsed = parse(jsonl(header, *body), P)
     assert parsed.format == "pi-v1" and parsed.diagnostics == ()
     assert parsed.header is not None and parsed.header.branched_from == "/prev.jsonl"
     assert parsed.header.model_id == "m" and parsed.header.version == 1
@@ -156,13 +153,13 @@ def test_v1_gets_line_ids_a_linear_chain_and_first_kept_from_the_line_index() ->
     assert [x.parent_id for x in parsed.entries] == [None] + ids[:-1]
     # index 3 with the header at 0 is the second user message (file line 4)
     assert parsed.entries[-1].first_kept_entry_id == "00000004"
-    again = parse(jl(header, *body), P)
+    again = parse(jsonl(header, *body), P)
     assert [x.id for x in again.entries] == ids  # deterministic
 
 
 def test_v2_hook_message_becomes_custom() -> None:
     header = {"type": "session", "version": 2, "id": "s2", "timestamp": "t", "cwd": "/"}
-    data = jl(header, msg("h1", None, "hookMessage", customType="ext", content="x",
+    data = jsonl(header, msg("h1", None, "hookMessage", customType="ext", content="x",
                           display=True))
     parsed = parse(data, P)
     assert parsed.format == "pi-v2"
@@ -172,14 +169,14 @@ def test_v2_hook_message_becomes_custom() -> None:
 
 def test_offsets_and_lengths_point_at_each_line() -> None:
     objs = [HEADER3, msg("a", None, "user", content="x" * 50), msg("b", "a", "user", content="é")]
-    data = jl(*objs, newline="\r\n")
+    data = jsonl(*objs, newline="\r\n")
     parsed = parse(data, P)
     for entry, obj in zip(parsed.entries, objs[1:], strict=True):
         assert json.loads(data[entry.offset:entry.offset + entry.length]) == obj
 
 
 def test_wrong_typed_fields_are_diagnosed_and_defaulted() -> None:
-    data = jl(HEADER3,
+    data = jsonl(HEADER3,
               e("compaction", "c1", None, summary=5, firstKeptEntryId=3, tokensBefore="many"),
               e("label", "l1", "c1", targetId=7, label="x"),
               e("message", "m1", "l1", message={"role": "user", "content": 42}),
@@ -199,13 +196,13 @@ def test_wrong_typed_fields_are_diagnosed_and_defaulted() -> None:
 
 
 def test_odd_headers_are_diagnosed() -> None:
-    data = jl({**HEADER3, "version": 9}, msg("a", None, "user", content="x"), HEADER3)
+    data = jsonl({**HEADER3, "version": 9}, msg("a", None, "user", content="x"), HEADER3)
     parsed = parse(data, P)
     assert parsed.format == "openclaw-v3" and [x.id for x in parsed.entries] == ["a"]
     found = {d.line: d for d in parsed.diagnostics}
     assert "unknown header version 9" in found[1].reason
     assert "second 'session' header" in found[3].reason and found[3].severity == "warning"
-    no_id = parse(jl({"type": "session", "version": 3}, msg("a", None, "user")), P)
+    no_id = parse(jsonl({"type": "session", "version": 3}, msg("a", None, "user")), P)
     assert no_id.header is not None and no_id.header.id == ""
     assert "header has no string 'id'" in no_id.diagnostics[0].reason
 
@@ -214,7 +211,7 @@ def test_v1_first_kept_index_out_of_range_is_a_hard_boundary() -> None:
     header = {"type": "session", "id": "old", "timestamp": "t", "cwd": "/w"}
     body = [{"type": "message", "timestamp": "t", "message": {"role": "user", "content": "q"}},
             {"type": "compaction", "timestamp": "t", "summary": "S", "firstKeptEntryIndex": 40}]
-    t = load_transcript_bytes(jl(header, *body), P)
+    t = load_transcript_bytes(jsonl(header, *body), P)
     assert t.compactions[0].first_kept_entry_id is None
     assert "firstKeptEntryIndex 40 names no entry" in t.diagnostics[0].reason
     assert [c.kind for c in t.context] == ["compaction_summary"]
@@ -223,7 +220,7 @@ def test_v1_first_kept_index_out_of_range_is_a_hard_boundary() -> None:
 def test_headerless_v1_lines_still_chain() -> None:
     body = [{"type": "message", "timestamp": "t", "message": {"role": "user", "content": "q"}},
             {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "r"}}]
-    t = load_transcript_bytes(jl(*body), P)
+    t = load_transcript_bytes(jsonl(*body), P)
     assert t.format == "pi-v1" and t.header is None
     assert t.active_path == ("00000001", "00000002")
     assert "missing header" in t.diagnostics[0].reason
@@ -239,7 +236,7 @@ def test_absurd_usage_numbers_are_diagnosed_and_never_the_context() -> None:
     from sessionlens.engine.tokens.counts import reported_usage_entry
 
     good = {"input": 900, "output": 100, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1000}
-    data = jl(HEADER3, msg("u1", None, "user", content="hi"), _assistant("a1", "u1", good),
+    data = jsonl(HEADER3, msg("u1", None, "user", content="hi"), _assistant("a1", "u1", good),
               msg("u2", "a1", "user", content="more"),
               _assistant("a2", "u2", {**good, "totalTokens": 1e308, "input": -5,
                                       "output": 10**12, "cacheRead": "lots"}))
@@ -256,7 +253,7 @@ def test_absurd_usage_numbers_are_diagnosed_and_never_the_context() -> None:
 
 
 def test_wrongly_typed_blocks_are_diagnosed_with_their_line() -> None:
-    data = jl(HEADER3, msg("u1", None, "user", content=[{"type": "text", "text": 5}]),
+    data = jsonl(HEADER3, msg("u1", None, "user", content=[{"type": "text", "text": 5}]),
               _assistant("a1", "u1", {}, content=[
                   {"type": "toolCall", "id": "c1", "name": "bash", "arguments": "ls -la"},
                   {"type": "thinking", "thinking": ["x"]}]))
@@ -272,7 +269,7 @@ def test_wrongly_typed_blocks_are_diagnosed_with_their_line() -> None:
 
 
 def test_references_that_point_nowhere_are_diagnosed() -> None:
-    data = jl(HEADER3, msg("u1", None, "user", content="a"), msg("u2", "u1", "user", content="b"),
+    data = jsonl(HEADER3, msg("u1", None, "user", content="a"), msg("u2", "u1", "user", content="b"),
               e("compaction", "c1", "u2", summary="s", firstKeptEntryId="gone", tokensBefore=9),
               e("label", "l1", "c1", targetId="nowhere", label="x"),
               e("leaf", "f1", "l1", targetId="missing"))

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from fixtures.llm_wire import Act, WireServer, serve
-from fixtures.wire_fixtures import FakeSleep, policy, request
+from fixtures.llm_wire import Act, FakeSleep, WireServer, policy, request
 from sessionlens.engine.errors import (
     ContextOverflowError,
     ProviderError,
@@ -21,20 +18,12 @@ from sessionlens.engine.summarize.providers import (
 )
 from sessionlens.engine.summarize.providers.anthropic import ANTHROPIC_VERSION, messages_url
 
-
-@pytest.fixture
-def wire() -> Iterator[WireServer]:
-    yield from serve()
-
-
 KEY = "sk-ant-api03-notreal-0123456789abcdefghij"
 
 
 def profile(wire: WireServer, **kw: object) -> ProviderProfile:
-    base = dict(name="wire-claude", kind="anthropic", base_url=wire.url, model="claude-x",
-                timeout_s=5.0, key_env="SESSIONLENS_TEST_ANTHROPIC")
-    base.update(kw)
-    return ProviderProfile(**base)  # type: ignore[arg-type]
+    return wire.profile("anthropic", **{"name": "wire-claude", "model": "claude-x",
+                                        "key_env": "SESSIONLENS_TEST_ANTHROPIC", **kw})
 
 
 @pytest.fixture(autouse=True)

@@ -4,35 +4,18 @@ that say why they were skipped (against the local wire server, both protocols)."
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 
-from fixtures.llm_wire import Act, WireServer, serve
-from fixtures.wire_fixtures import FakeSleep, plan_for, policy, request, small_transcript
+from fixtures.llm_wire import Act, FakeSleep, WireServer, plan_for, policy, request
+from fixtures.scenarios import small_transcript
 from sessionlens.engine.errors import (
     ProviderAuthError,
     ProviderTimeoutError,
     ProviderUnavailableError,
 )
-from sessionlens.engine.summarize.providers import (
-    ProviderProfile,
-    build_provider,
-    complete_with_retry,
-)
+from sessionlens.engine.summarize.providers import build_provider, complete_with_retry
 from sessionlens.engine.summarize.runner import ProgressEvent, summarize_plan
-
-
-@pytest.fixture
-def wire() -> Iterator[WireServer]:
-    yield from serve()
-
-
-def profile(wire: WireServer, kind: str, **kw: object) -> ProviderProfile:
-    base: dict[str, object] = dict(name=f"wire-{kind}", kind=kind, base_url=wire.url, model="m",
-                                   timeout_s=5.0)
-    base.update(kw)
-    return ProviderProfile(**base)  # type: ignore[arg-type]
 
 
 @pytest.mark.asyncio
@@ -42,7 +25,7 @@ async def test_a_slow_drip_cannot_outlive_the_deadline(wire: WireServer, kind: s
     wire.default = Act("drip", text="## Goal\n- " + "word " * 200, seconds=0.05)
     t0 = time.monotonic()
     with pytest.raises(ProviderTimeoutError, match="deadline for the whole call"):
-        await complete_with_retry(build_provider(profile(wire, kind, timeout_s=0.5)), request(),
+        await complete_with_retry(build_provider(wire.profile(kind, timeout_s=0.5)), request(),
                                   policy(FakeSleep(), attempts=2))
     took = time.monotonic() - t0
     assert len(wire.seen) == 2 and took < 2 * 0.5 + 1.0, took
@@ -57,7 +40,7 @@ async def test_a_short_key_echoed_in_an_error_body_is_scrubbed(
     wire.default = Act("status", status=401, body='{"error":{"message":"bad key ' + key
                        + ', and the db password=Hunter22 too"}}')
     with pytest.raises(ProviderAuthError) as info:
-        await build_provider(profile(wire, kind, key_env="SESSIONLENS_SHORT_KEY")).complete(
+        await build_provider(wire.profile(kind, key_env="SESSIONLENS_SHORT_KEY")).complete(
             request())
     text = str(info.value)
     assert key not in text and "Hunter22" not in text
@@ -71,7 +54,7 @@ async def test_retry_after_beyond_the_cap_says_why(wire: WireServer) -> None:
     events: list[ProgressEvent] = []
     t = small_transcript()
     with pytest.raises(ProviderUnavailableError) as info:
-        await summarize_plan(t, plan_for(t), build_provider(profile(wire, "openai")),
+        await summarize_plan(t, plan_for(t), build_provider(wire.profile("openai")),
                              retry=policy(FakeSleep()), on_progress=events.append)
     assert len(wire.seen) == 1
     assert "not retried" in str(info.value) and "120s" in str(info.value)
@@ -85,6 +68,6 @@ async def test_an_error_that_is_not_temporary_says_so(wire: WireServer) -> None:
     events: list[ProgressEvent] = []
     t = small_transcript()
     with pytest.raises(Exception, match="not retried: HTTP 404 is not temporary"):
-        await summarize_plan(t, plan_for(t), build_provider(profile(wire, "anthropic")),
+        await summarize_plan(t, plan_for(t), build_provider(wire.profile("anthropic")),
                              retry=policy(FakeSleep()), on_progress=events.append)
     assert [e.stage for e in events].count("no_retry") == 1 and len(wire.seen) == 1

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.llm_wire import WireServer
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.summarize.providers.base import ProviderProfile
 from sessionlens.engine.summarize.providers.keys import (
@@ -74,17 +75,16 @@ def test_without_the_keyring_package_storing_says_so(monkeypatch: pytest.MonkeyP
 
 
 @pytest.mark.asyncio
-async def test_the_openai_provider_sends_the_keyring_key(fake_keyring: _FakeKeyring) -> None:
+async def test_the_openai_provider_sends_the_keyring_key(fake_keyring: _FakeKeyring,
+                                                         wire: WireServer) -> None:
     """End to end against the local Chat Completions server: the header carries the key the
     app stored in the keyring (it used to be dropped: only the environment was read)."""
-    from fixtures.llm_wire import Act, serve
-    from fixtures.wire_fixtures import request
+    from fixtures.llm_wire import Act, request
     from sessionlens.engine.summarize.providers import build_provider
 
     store_api_key("kr-profile", "sk-kr-0123456789abcdef0123456789")
-    for wire in serve():
-        wire.acts.append(Act("stream", text="## Goal\n- ok", usage=(10, 3)))
-        provider = build_provider(ProviderProfile(
-            name="kr-profile", kind="openai", base_url=wire.url + "/v1", model="m", timeout_s=5))
-        await provider.complete(request())
-        assert wire.seen[-1].headers["authorization"] == "Bearer sk-kr-0123456789abcdef0123456789"
+    wire.acts.append(Act("stream", text="## Goal\n- ok", usage=(10, 3)))
+    provider = build_provider(ProviderProfile(
+        name="kr-profile", kind="openai", base_url=wire.url + "/v1", model="m", timeout_s=5))
+    await provider.complete(request())
+    assert wire.seen[-1].headers["authorization"] == "Bearer sk-kr-0123456789abcdef0123456789"

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from fixtures.wire_fixtures import plan_for, small_transcript
+from fixtures.llm_wire import plan_for
+from fixtures.scenarios import small_transcript
 from sessionlens.engine.audit.report import audit_summary
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.summarize.providers import (

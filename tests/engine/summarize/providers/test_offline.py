@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from fixtures.factories import TranscriptBuilder
-from fixtures.wire_fixtures import plan_for, small_transcript
+from fixtures.llm_wire import plan_for
+from fixtures.scenarios import small_transcript
 from sessionlens.engine.contract.templates import REQUIRED_SECTIONS, TURN_PREFIX_SECTIONS
 from sessionlens.engine.errors import ProviderError
 from sessionlens.engine.load.reader import load_transcript

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
-from fixtures.llm_wire import Act, WireServer, serve
-from fixtures.wire_fixtures import FakeSleep, policy, request
+from fixtures.llm_wire import Act, FakeSleep, WireServer, policy, request
 from sessionlens.engine.errors import (
     ContextOverflowError,
     ProviderAuthError,
@@ -24,20 +21,11 @@ from sessionlens.engine.summarize.providers import (
 )
 from sessionlens.engine.summarize.providers.openai import chat_completions_url
 
-
-@pytest.fixture
-def wire() -> Iterator[WireServer]:
-    yield from serve()
-
-
 KEY = "sk-test-not-a-real-key-1234567890abcdef"
 
 
 def profile(wire: WireServer, **kw: object) -> ProviderProfile:
-    base = dict(name="wire-openai", kind="openai", base_url=wire.url + "/v1", model="m-1",
-                timeout_s=5.0, key_env="SESSIONLENS_TEST_KEY")
-    base.update(kw)
-    return ProviderProfile(**base)  # type: ignore[arg-type]
+    return wire.profile("openai", **{"key_env": "SESSIONLENS_TEST_KEY", **kw})
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from fixtures.wire_fixtures import FakeSleep, policy, request
+from fixtures.llm_wire import FakeSleep, policy, request
 from sessionlens.engine.errors import (
     ConfigError,
     ContextOverflowError,

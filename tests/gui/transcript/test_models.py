@@ -1,26 +1,22 @@
-"""The Qt models and their prepared rows, tested without a window."""
+"""The timeline and diagnostics models and their prepared rows, tested without a window."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from fixtures.gui_transcripts import active_path_ids, read_rows, small_session_rows, write_rows
-from sessionlens.engine import SessionInfo, load_transcript
-from sessionlens.gui.roles import EntryIdRole, FilterRole, ItemRole, MarksRole, SortRole
-from sessionlens.gui.sessions.model import SessionTreeModel, group_key, human_size
+from fixtures.factories import write_rows
+from fixtures.scenarios import small_session
+from fixtures.written import path_to_root, read_rows
+from sessionlens.engine import load_transcript
+from sessionlens.gui.roles import EntryIdRole, ItemRole, MarksRole, SortRole
 from sessionlens.gui.transcript.diagnostics_model import DiagnosticsModel
 from sessionlens.gui.transcript.timeline_model import TimelineModel
 from sessionlens.gui.transcript.timeline_rows import Mark, RowFilter, build_rows, filter_rows
 
 
 def _transcript(tmp_path: Path) -> tuple[Any, list[dict[str, Any]]]:
-    rows = small_session_rows()
+    rows = small_session().lines
     path = write_rows(tmp_path / "s.jsonl", rows)
     return load_transcript(path), rows
 
@@ -28,7 +24,7 @@ def _transcript(tmp_path: Path) -> tuple[Any, list[dict[str, Any]]]:
 def test_list_rows_follow_the_active_path(tmp_path: Path) -> None:
     t, rows = _transcript(tmp_path)
     built = build_rows(t)
-    assert [r.entry_id for r in built] == active_path_ids(rows)
+    assert [r.entry_id for r in built] == path_to_root(rows)
     assert "offpath1" not in {r.entry_id for r in built}
 
 
@@ -58,7 +54,7 @@ def test_tree_rows_include_every_branch(tmp_path: Path) -> None:
 def test_filter_by_text_role_type_and_problems(tmp_path: Path) -> None:
     t, rows = _transcript(tmp_path)
     built = build_rows(t)
-    path = set(active_path_ids(rows))
+    path = set(path_to_root(rows))
     on_path = [r for r in rows if r.get("id") in path]
     users = [r for r in on_path if r["type"] == "message" and r["message"]["role"] == "user"]
     vis = filter_rows(built, RowFilter(role="user"))
@@ -78,7 +74,7 @@ def test_timeline_model_adapts_rows(qtmodeltester: Any, tmp_path: Path) -> None:
     built = build_rows(t)
     model.set_rows(built)
     qtmodeltester.check(model)
-    assert model.rowCount() == len(active_path_ids(rows))
+    assert model.rowCount() == len(path_to_root(rows))
     idx = model.index(3)
     assert idx.data(EntryIdRole) == built[3].entry_id
     assert idx.data(ItemRole) is built[3]
@@ -90,37 +86,8 @@ def test_timeline_model_adapts_rows(qtmodeltester: Any, tmp_path: Path) -> None:
     assert model.index(0).data(MarksRole) == int(built[1].marks)
 
 
-def _info(path: str, agent: str, project: str | None, entries: int, size: int) -> SessionInfo:
-    return SessionInfo(path=Path(path), agent=agent, session_id=Path(path).stem, format="openclaw-v3",
-                       entries=entries, compactions=1, size=size, modified=datetime(2026, 1, 2, 3, 4),
-                       project=project)
-
-
-def test_session_tree_groups_and_sorts(qtmodeltester: Any) -> None:
-    infos = [_info("/a/one.jsonl", "openclaw", "main", 10, 2048), _info("/a/two.jsonl", "openclaw", "main", 5, 10),
-             _info("/b/three.jsonl", "pi", "/home/x", 7, 3 * 1024 * 1024)]
-    model = SessionTreeModel()
-    model.set_rows(infos)
-    qtmodeltester.check(model)
-    assert model.rowCount() == 2                              # two groups
-    expected = sorted({group_key(i) for i in infos})
-    shown = [model.index(r, 0).data() for r in range(model.rowCount())]
-    counts = {g: sum(1 for i in infos if group_key(i) == g) for g in expected}
-    assert shown == [f"{g}  ({counts[g]})" for g in expected]
-    first = model.index(0, 0)
-    assert model.rowCount(first) == 2
-    child = model.index(0, 1, first)
-    assert child.data(SortRole) == 10 and child.data() == "10"
-    assert model.index(0, 0, first).data() == "one"                # short label
-    assert "/a/one.jsonl" in model.index(0, 0, first).data(FilterRole)
-    assert model.session_at(child) is infos[0]
-    assert model.session_at(first) is None
-    assert model.session_count() == 3
-    assert human_size(3 * 1024 * 1024) == "3.0 MB"
-
-
 def test_diagnostics_model_lists_bad_lines(qtmodeltester: Any, tmp_path: Path) -> None:
-    rows = small_session_rows()
+    rows = small_session().lines
     path = write_rows(tmp_path / "bad.jsonl", rows)
     with path.open("a", encoding="utf-8") as fh:
         fh.write("{not json\n")
@@ -139,44 +106,6 @@ def read_rows_lenient(path: Path) -> list[str]:
 
 
 def test_read_rows_helper_matches_file(tmp_path: Path) -> None:
-    rows = small_session_rows()
+    rows = small_session().lines
     path = write_rows(tmp_path / "s.jsonl", rows)
     assert read_rows(path) == rows
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["a", "bb", " ", "\n", "\t", "word", "x" * 170, " " * 900]),
-                max_size=60))
-def test_a_preview_reads_only_what_it_needs_and_reads_as_the_whole(parts: list[str]) -> None:
-    from sessionlens.gui.transcript import timeline_rows as tr
-
-    text = "".join(parts)
-    flat = " ".join(text.split())
-    want = flat if len(flat) <= tr.PREVIEW_CHARS else flat[: tr.PREVIEW_CHARS - 1] + "…"
-    assert tr._one_line(text) == want
-
-
-@pytest.mark.parametrize("ts", ["2026-01-31T06:10:40.884Z", "2026-01-31 06:10:40+02:00",
-                                "2028-02-29T23:59:59Z", "2026-02-30T10:00:00Z", "garbage", ""])
-def test_row_clock_is_strftimes(ts: str) -> None:
-    from sessionlens.gui.transcript import timeline_rows as tr
-
-    try:
-        want = datetime.fromisoformat(ts.replace("Z", "+00:00")).strftime("%m-%d %H:%M:%S") \
-            if ts else ""
-    except ValueError:
-        want = ts[:19]
-    assert tr._clock(ts) == want
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=400),
-                    lambda kids: st.lists(kids, max_size=350)
-                    | st.dictionaries(st.text(max_size=8), kids, max_size=20), max_leaves=30))
-def test_a_tool_call_preview_is_the_start_of_its_whole_json(arguments: Any) -> None:
-    import json
-
-    from sessionlens.gui.transcript import timeline_rows as tr
-
-    whole = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))
-    assert tr._args(arguments) == tr._one_line(whole[: tr.PREVIEW_CHARS * 2])
