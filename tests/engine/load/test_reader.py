@@ -256,11 +256,11 @@ def test_a_streamed_load_is_the_load_of_the_bytes(tmp_path: Path, block: int,
     """BOM, CRLF, blank and bad lines, a line far longer than a block, no final newline."""
     import hashlib
 
-    from sessionlens.engine.load.formats import jsonl
+    from sessionlens.engine.load.formats import jsonl as jsonl_format
 
-    monkeypatch.setattr(jsonl, "READ_BLOCK", block)
-    data = (b"\xef\xbb\xbf" + lines(HEADER, user("a", None)).replace(b"\n", b"\r\n") + b"\n"
-            + b"{not json\n" + lines(user("b", "a", "long " * 5000), user("c", "b"))
+    monkeypatch.setattr(jsonl_format, "READ_BLOCK", block)
+    data = (b"\xef\xbb\xbf" + jsonl(HEADER, user("a", None)).replace(b"\n", b"\r\n") + b"\n"
+            + b"{not json\n" + jsonl(user("b", "a", "long " * 5000), user("c", "b"))
             + json.dumps(user("d", "c")).encode())
     p = write(tmp_path, data)
     streamed, whole = load_transcript(p), load_transcript_bytes(data, p)
