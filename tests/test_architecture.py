@@ -81,6 +81,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "context_series", "count_tokens", "ensure_tiktoken_data", "get_encoding",
     "count_context_tokens", "use_count_cache", "user_folders",
     "CompactionPlan", "is_context_overflow", "plan_compaction", "plan_rerun",
+    "PruningDelay", "pruning_delay",
     "ChatMessage", "Completion", "CompletionRequest", "DeltaCallback", "IDENTIFIER_POLICIES",
     "IdentifierPolicy", "PROVIDER_KINDS", "ProviderKind",
     "OFFLINE_PROFILE", "OfflineProvider", "OutboundPrompt", "ProgressEvent", "Provider",

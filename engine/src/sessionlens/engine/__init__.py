@@ -89,6 +89,7 @@ from .persist.successor import CompactionRecord, WriteResult, require_writable
 from .persist.writer import WRITE_MODES, WriteMode, write_compaction
 from .plan.overflow import is_context_overflow
 from .plan.planner import CompactionPlan, plan_compaction
+from .plan.pruning_delay import PruningDelay, pruning_delay
 from .plan.rerun import plan_rerun
 from .search.embeddings import EmbeddingsClient
 from .search.fate import HitFate
@@ -157,6 +158,7 @@ __all__ = [
     "get_encoding", "use_count_cache",
     # plan
     "CompactionPlan", "is_context_overflow", "plan_compaction", "plan_rerun",
+    "PruningDelay", "pruning_delay",
     # summarize
     "ChatMessage", "Completion", "CompletionRequest", "DeltaCallback", "IDENTIFIER_POLICIES",
     "IdentifierPolicy", "PROVIDER_KINDS", "ProviderKind",

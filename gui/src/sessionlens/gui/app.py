@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
     from .paths import AppPaths
     from .prefs import Prefs
+    from .pruning.mount import PruningParts
     from .search.mount import SearchParts
     from .session_controller import SessionController
     from .tasks import TaskRunner
@@ -65,6 +66,8 @@ class AppContext:
     compaction: CompactionParts | None = None
     #: The search controller, panel and dock (``search.mount.SearchParts``).
     search: SearchParts | None = None
+    #: The pruning tab (``pruning.mount.PruningParts``).
+    pruning: PruningParts | None = None
 
 
 def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppContext:
@@ -79,6 +82,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .main_window import MainWindow
     from .paths import AppPaths, bundled_sample_path
     from .prefs import Prefs
+    from .pruning.mount import mount_pruning
     from .search.mount import mount_search
     from .session_controller import SessionController
     from .tasks import TaskRunner
@@ -122,6 +126,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     ctx.lineage = mount_lineage(window, controller, tasks)
     ctx.compaction = mount_compaction(window, controller, tasks, paths)
     ctx.search = mount_search(window, controller, tasks, paths)
+    ctx.pruning = mount_pruning(window, controller, tasks)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:
         window.restoreGeometry(geometry)
