@@ -1,5 +1,5 @@
 """Token accounting: both estimators, exact counts, context totals, series (the tokenizer's
-own data and threads are in test_tokenizer)."""
+own data is in test_tokenizer, its threads in test_text_counter)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from sessionlens.engine.model import (
     Transcript,
     Usage,
 )
-from sessionlens.engine.tokens import tokenizer
+from sessionlens.engine.tokens import text_counter
 from sessionlens.engine.tokens.counts import (
     EXACT_IMAGE_TOKENS,
     context_series,
@@ -271,7 +271,7 @@ def test_cancel_raises_load_cancelled() -> None:
 
 
 def test_cancel_mid_run_after_progress(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 64)  # one small chunk per entry
+    monkeypatch.setattr(text_counter, "CHUNK_CHARS", 64)  # one small chunk per entry
     texts = [f"word {i} " * 20 for i in range(200)]  # distinct: equal texts count once
     t = transcript([msg_entry(f"{i:08x}", user(x)) for i, x in enumerate(texts)])
     calls = {"cancel": 0}
@@ -296,7 +296,7 @@ def test_chunked_exact_counts_equal_raw_tiktoken(texts: list[str]) -> None:
     t = transcript([msg_entry(f"{i:08x}", user(x)) for i, x in enumerate(texts)])
     enc = get_encoding("cl100k_base")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tokenizer, "CHUNK_CHARS", 50)  # many chunks: helper threads join in
+        mp.setattr(text_counter, "CHUNK_CHARS", 50)  # many chunks: helper threads join in
         report = count_tokens(t, "cl100k_base")
     for i, x in enumerate(texts):
         assert report.entries[f"{i:08x}"].exact == len(enc.encode_ordinary(x))

@@ -1,6 +1,5 @@
 """The offline tokenizer: seeded tiktoken data, no downloads, counts from memory when the
-cache folder cannot be written, and the chunked counter that starts helper threads on spare
-cores only."""
+cache folder cannot be written (the chunked counter is in test_text_counter)."""
 
 from __future__ import annotations
 
@@ -60,50 +59,6 @@ def test_empty_cache_variable_falls_back_to_the_user_cache_dir(
     folder = ensure_tiktoken_data()
     assert folder == tmp_path / "xdg" / "SessionLens" / "tiktoken"
     assert (folder / O200K_KEY).is_file()
-
-
-def _count_in_chunks(texts: list[str], *, helpers: bool = True) -> list[int]:
-    """Every text through a TextCounter, as ``count_tokens`` feeds it."""
-    counter = tokenizer.TextCounter("o200k_base", Path("/x"), len(texts), helpers=helpers)
-    try:
-        for text in texts:
-            counter.add(text)
-        return counter.finish()
-    finally:
-        counter.close()
-
-
-def test_helper_threads_count_like_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Enough chunks to start the helpers (each with its own encoding copy) on any machine."""
-    monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 10)
-    monkeypatch.setattr(tokenizer, "_helper_count", lambda: 2)
-    texts = [f"entry {i}: " + "lorem ipsum dolor " * (i % 7) for i in range(400)]
-    counts = _count_in_chunks(texts)
-    enc = get_encoding("o200k_base")
-    assert counts == [len(enc.encode_ordinary(x)) for x in texts]
-
-
-def test_without_helpers_only_the_calling_thread_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``helpers=False`` (what the GUI asks for) starts no helper and counts the same."""
-    monkeypatch.setattr(tokenizer, "CHUNK_CHARS", 10)
-    monkeypatch.setattr(tokenizer, "_helper_count", lambda: 2)
-    started: list[object] = []
-    monkeypatch.setattr(tokenizer, "_pool", lambda: started.append(1))
-    texts = [f"entry {i}: " + "lorem ipsum dolor " * (i % 7) for i in range(200)]
-    counts = _count_in_chunks(texts, helpers=False)
-    enc = get_encoding("o200k_base")
-    assert counts == [len(enc.encode_ordinary(x)) for x in texts]
-    assert started == []
-
-
-@pytest.mark.parametrize(("cores", "load", "helpers"), [
-    (1, 0.0, 0), (2, 0.2, 1), (2, 1.0, 1), (2, 1.8, 0), (2, 4.5, 0), (8, 1.0, 3), (8, 6.0, 2),
-])
-def test_helpers_only_on_spare_cores(monkeypatch: pytest.MonkeyPatch, cores: int, load: float,
-                                     helpers: int) -> None:
-    monkeypatch.setattr(tokenizer.os, "cpu_count", lambda: cores)
-    monkeypatch.setattr(tokenizer.os, "getloadavg", lambda: (load, load, load))
-    assert tokenizer._helper_count() == helpers
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from typing import Literal
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from sessionlens.engine import Overrides
+
 Theme = Literal["system", "light", "dark"]
 THEMES: tuple[Theme, ...] = ("system", "light", "dark")
 ENCODINGS = ("o200k_base", "cl100k_base")
@@ -106,3 +108,15 @@ class Prefs:
                 self._s.remove(f"compaction/{key}")
             else:
                 self._s.setValue(f"compaction/{key}", int(v))
+
+    def overrides(self) -> Overrides:
+        """The stored overrides as the engine takes them (origin: the app's settings)."""
+        o = self.compaction_overrides()
+        return Overrides(context_window=o.get("context_window"),
+                         reserve_tokens=o.get("reserve_tokens"),
+                         keep_recent_tokens=o.get("keep_recent_tokens"), origin="app settings")
+
+    def set_overrides(self, overrides: Overrides) -> None:
+        self.set_compaction_overrides({"context_window": overrides.context_window,
+                                       "reserve_tokens": overrides.reserve_tokens,
+                                       "keep_recent_tokens": overrides.keep_recent_tokens})

@@ -2,7 +2,8 @@
 
 Views get this object injected and never call the engine themselves. Every engine call
 that can take time goes through ``TaskRunner`` (load, count, plan, row building, filter,
-discovery); results arrive here on the UI thread and are re-announced as signals.
+discovery; the steps themselves are ``session_steps``); results arrive here on the UI
+thread and are re-announced as signals.
 The chain after opening a file is: load -> rows -> count the context's tokens -> plan ->
 count the rest of the file -> ``settled``. ``tokens_ready`` fires twice: first with the
 context's report (the three numbers, the chart), then with the whole file's.
@@ -15,88 +16,43 @@ window, threshold, tokens before or predicted after reads ``resolved`` and ``fig
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
-from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from sessionlens.engine import (
     DEFAULT_SETTINGS,
     CompactionPlan,
     CompactionSettings,
-    ContextPoint,
     Figures,
     OpenedTranscript,
     Overrides,
     ResolvedSettings,
     Setting,
-    TokenReport,
-    analyze_compactions,
-    config_for,
-    context_series,
-    count_context_tokens,
-    count_tokens,
     default_session_dirs,
     discover_sessions,
-    load_transcript,
     resolve_settings,
-    store_beside_for,
-    store_window_for,
 )
 
 if TYPE_CHECKING:
     from sessionlens.engine import Transcript
 
+from .file_count import FileCount
+from .file_watch import FileWatch
+from .paint_first import PaintFirst
 from .prefs import Prefs
+from .session_steps import (
+    LoadedSession,
+    TokenView,
+    count_context_view,
+    describe_error,
+    load_session,
+)
 from .tasks import CancelCheck, Progress, TaskHandle, TaskRunner
 from .transcript.timeline_rows import RowFilter, TimelineRow, build_rows, filter_rows
 
-#: How long the file must be quiet before a grown transcript is reloaded (ms).
-RELOAD_DEBOUNCE_MS = 700
-#: Pause before the next engine step starts (ms), so the UI paints the last result first
-#: instead of painting while a worker competes for the GIL.
-PAINT_FIRST_MS = 120
-
-
-@dataclass(frozen=True, slots=True)
-class LoadedSession:
-    """What the load job hands back: the transcript and its list-mode rows."""
-
-    transcript: Transcript
-    #: The openclaw.json settings that govern the file (read on the worker, with the load).
-    config: CompactionSettings
-    #: The session's contextTokens in sessions.json, a window source (read with the load).
-    store_window: Setting | None
-    #: Whether a sessions.json sits beside the file (evidence it is an OpenClaw file).
-    store_beside: bool
-    rows: tuple[TimelineRow, ...]
-    #: entry id -> position on the active path (the charts' x axis)
-    path_pos: dict[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class TokenView:
-    """What the count job hands back: the report and the context series along the path."""
-
-    report: TokenReport
-    series: tuple[ContextPoint, ...]
-    #: chart arrays: path position and tokens of each series point, and which were reported
-    xs: Any
-    ys: Any
-    reported: Any
-    #: engine forensics of every compaction in the file (why each one fired)
-    forensics: tuple[Any, ...] = ()
-
-
-def describe_error(exc: BaseException) -> str:
-    """Engine errors already say what and where; anything else also names its type."""
-    if type(exc).__module__.startswith("sessionlens."):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
+__all__ = ["LoadedSession", "SessionController", "TokenView", "describe_error"]
 
 
 class SessionController(QObject):
@@ -139,26 +95,15 @@ class SessionController(QObject):
         self.cut_entry_id: str | None = None
         self.selected_id: str | None = None
         self.encoding = prefs.encoding()
-        self.overrides = self._overrides_from_prefs()
+        self.overrides = prefs.overrides()
         self._load_handle: TaskHandle | None = None
-        #: The background count of the whole file, while it runs.
-        self._file_count: TaskHandle | None = None
+        #: The background count of the whole file.
+        self._file_count = FileCount(tasks)
         self._busy = False
-        self._watcher = QFileSystemWatcher(self)
-        self._watcher.fileChanged.connect(self._on_file_changed)
-        self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)
-        self._reload_timer.timeout.connect(self._reload_if_grown)
-        self._next_step: Callable[[], None] | None = None
-        self._step_timer = QTimer(self, singleShot=True, interval=PAINT_FIRST_MS)
-        self._step_timer.timeout.connect(self._run_next_step)
+        self._watch = FileWatch(self._reload_if_grown, self)
+        self._steps = PaintFirst(self)
 
     # settings -------------------------------------------------------------------------------
-    def _overrides_from_prefs(self) -> Overrides:
-        o = self._prefs.compaction_overrides()
-        return Overrides(context_window=o.get("context_window"),
-                         reserve_tokens=o.get("reserve_tokens"),
-                         keep_recent_tokens=o.get("keep_recent_tokens"), origin="app settings")
-
     @property
     def resolved(self) -> ResolvedSettings | None:
         return self.opened.resolved if self.opened is not None else None
@@ -174,9 +119,7 @@ class SessionController(QObject):
 
         The one place keep-recent, reserve and the window are set: the settings dialog and
         the compaction panel both come here, and both store them in the app's prefs."""
-        self._prefs.set_compaction_overrides({"context_window": overrides.context_window,
-                                              "reserve_tokens": overrides.reserve_tokens,
-                                              "keep_recent_tokens": overrides.keep_recent_tokens})
+        self._prefs.set_overrides(overrides)
         recount = encoding is not None and encoding != self.encoding
         self.overrides = overrides
         if encoding is not None:
@@ -184,14 +127,17 @@ class SessionController(QObject):
         t = self.transcript
         if t is None or self.opened is None:
             return
-        self.opened = OpenedTranscript(
-            t, resolve_settings(t, overrides, self._config, self._store_window,
-                                self._store_beside), self.opened.tokens)
+        self.opened = OpenedTranscript(t, self._resolve(t), self.opened.tokens)
         self.settings_changed.emit(self.opened.resolved)
         if recount:
             self._start_count(t)
         else:
             self._start_plan(t, self.cut_entry_id, auto=self.cut_entry_id is None)
+
+    def _resolve(self, t: Transcript) -> ResolvedSettings:
+        """The engine's one resolution of the settings that govern ``t``."""
+        return resolve_settings(t, self.overrides, self._config, self._store_window,
+                                self._store_beside)
 
     def context_window(self) -> int:
         """The resolved window of the open transcript (every widget draws this one)."""
@@ -222,23 +168,14 @@ class SessionController(QObject):
         path = Path(path)
         if self._load_handle is not None:
             self._load_handle.cancel()
-        self._stop_file_count()
+        self._file_count.stop()
         self._set_busy(True)
         self.progress.emit("load", 0, 0)
-        window = self.overrides.context_window
+        overrides, window = self.overrides, self.overrides.context_window
         keep = select or (self.selected_id if keep_selection else None)
-
-        def job(report: Progress, cancelled: CancelCheck) -> LoadedSession:
-            t = load_transcript(path, on_progress=report, cancel=cancelled)
-            config, store_window, beside = config_for(t.path), store_window_for(t), \
-                store_beside_for(t)
-            rows = build_rows(t, context_window=window or resolve_settings(
-                t, self.overrides, config, store_window, beside).window, cancel=cancelled)
-            return LoadedSession(t, config, store_window, beside, rows,
-                                 {eid: n for n, eid in enumerate(t.active_path)})
-
         self._load_handle = self._tasks.run(
-            job, on_done=lambda r: self._on_loaded(r, keep), on_error=self._on_error,
+            lambda report, cancelled: load_session(path, overrides, window, report, cancelled),
+            on_done=lambda r: self._on_loaded(r, keep), on_error=self._on_error,
             on_progress=lambda d, t: self.progress.emit("load", d, t), group="load", big=True)
 
     def open_at(self, path: Path, entry_id: str | None) -> None:
@@ -257,9 +194,8 @@ class SessionController(QObject):
     def cancel(self) -> None:
         """Stop loading/counting; whatever finished already stays on screen."""
         self._tasks.cancel_all()
-        self._stop_file_count()
-        self._step_timer.stop()
-        self._next_step = None
+        self._file_count.stop()
+        self._steps.stop()
         self._load_handle = None
         self._set_busy(False)
         self.progress.emit("", 0, 0)
@@ -271,20 +207,13 @@ class SessionController(QObject):
         self.transcript, self.rows = t, result.rows
         self._config, self._store_window = result.config, result.store_window
         self._store_beside = result.store_beside
-        self.opened = OpenedTranscript(t, resolve_settings(t, self.overrides, result.config,
-                                                           result.store_window,
-                                                           result.store_beside))
+        self.opened = OpenedTranscript(t, self._resolve(t))
         self.path_pos = result.path_pos
         self.tokens = self.plan = self.auto_plan = None
         self.figures = self.auto_figures = None
         self.cut_entry_id = None
         self.tree_mode = False
-        watched = str(t.source_file)  # a database session's path names the database file
-        for stale in self._watcher.files():
-            if stale != watched:
-                self._watcher.removePath(stale)
-        if watched not in self._watcher.files():
-            self._watcher.addPath(watched)
+        self._watch.watch(t.source_file)  # a database session's path names the database file
         self._prefs.add_recent(t.path)
         self._prefs.set_last_session(t.path)
         self.loaded.emit(t)
@@ -297,17 +226,7 @@ class SessionController(QObject):
             self.select(keep)
         # the rows paint first: starting the context's count at once made the longest UI
         # stalls worse (benchmarks/gui_responsiveness.py, 6 runs each) for no steady gain
-        self._after_paint(lambda: self._count_if_current(t))
-
-    def _after_paint(self, step: Callable[[], None]) -> None:
-        """Run ``step`` once the UI has had a moment to paint (one pending step at a time)."""
-        self._next_step = step
-        self._step_timer.start()
-
-    def _run_next_step(self) -> None:
-        step, self._next_step = self._next_step, None
-        if step is not None:
-            step()
+        self._steps.after_paint(lambda: self._count_if_current(t))
 
     def _count_if_current(self, t: Transcript) -> None:
         if t is self.transcript:
@@ -326,20 +245,9 @@ class SessionController(QObject):
         self._set_busy(True)
         self.progress.emit("count", 0, 0)
         encoding, settings = self.encoding, self.settings
-        self._stop_file_count()
-
-        def job(_report: Progress, cancelled: CancelCheck) -> TokenView:
-            r = count_context_tokens(t, encoding, cancel=cancelled)
-            series = context_series(t, r)  # the same series from either report's scope
-            xs = np.fromiter((p.index for p in series), dtype=np.int64, count=len(series))
-            ys = np.fromiter((p.tokens for p in series), dtype=np.int64, count=len(series))
-            rep = np.fromiter((p.reported for p in series), dtype=bool, count=len(series))
-            # forensics (the chart's compaction markers) follow with the whole file's count,
-            # unless that count is already known
-            forensics = analyze_compactions(t, settings, r) if r.complete else ()
-            return TokenView(r, series, xs, ys, rep, forensics)
-
-        self._tasks.run(job, on_done=lambda v: self._on_counted(t, v), on_error=self._on_error,
+        self._file_count.stop()
+        self._tasks.run(lambda _r, cancelled: count_context_view(t, encoding, settings, cancelled),
+                        on_done=lambda v: self._on_counted(t, v), on_error=self._on_error,
                         on_progress=lambda d, n: self.progress.emit("count", d, n), group="count",
                         big=True)
 
@@ -355,46 +263,22 @@ class SessionController(QObject):
         if t is not self.transcript:
             return
         self._show_tokens(view)
-        self._after_paint(lambda: self._plan_if_current(t))
+        self._steps.after_paint(lambda: self._plan_if_current(t))
 
     def _count_rest_of_file(self) -> bool:
-        """Count every entry in the background once the context is shown; True while it runs.
-
-        Only the calling worker counts (``helpers=False``): the UI thread keeps a core.
-        Estimates and the series do not change with the report's scope, so the view keeps
-        them, swaps the report and gains the compactions' forensics (from the full report's
-        estimates, so they cost no second measuring pass).
-        """
+        """Count every entry in the background once the context is shown; True while it runs."""
         t, view = self.transcript, self.tokens
         if t is None or view is None or view.report.complete:
             return False
-        if self._file_count is not None:
-            return True
-        encoding, settings = view.report.encoding, self.settings
-        self.progress.emit("count", 0, len(t.entries))
-
-        def job(report: Progress, cancelled: CancelCheck) -> TokenView:
-            r = count_tokens(t, encoding, on_progress=report, cancel=cancelled, helpers=False)
-            return dataclasses.replace(view, report=r,
-                                       forensics=analyze_compactions(t, settings, r))
-
-        def failed(exc: BaseException) -> None:
-            self._file_count = None
-            self._on_error(exc)
-
-        self._file_count = self._tasks.run(
-            job, on_done=lambda v: self._on_file_counted(t, v), on_error=failed,
-            on_progress=lambda d, n: self.progress.emit("count", d, n), group="count-file",
-            big=True)
+        if not self._file_count.running:
+            self.progress.emit("count", 0, len(t.entries))
+            self._file_count.start(t, view, self.settings,
+                                   on_done=lambda v: self._on_file_counted(t, v),
+                                   on_error=self._on_error,
+                                   on_progress=lambda d, n: self.progress.emit("count", d, n))
         return True
 
-    def _stop_file_count(self) -> None:
-        if self._file_count is not None:
-            self._file_count.cancel()
-            self._file_count = None
-
     def _on_file_counted(self, t: Transcript, view: TokenView) -> None:
-        self._file_count = None
         if t is not self.transcript:
             return
         self._show_tokens(view)
@@ -463,11 +347,7 @@ class SessionController(QObject):
     def set_filter(self, flt: RowFilter) -> None:
         self.row_filter = flt
         rows = self.rows
-
-        def job(_r: Progress, cancelled: CancelCheck) -> Any:
-            return filter_rows(rows, flt, cancelled)
-
-        self._tasks.run(job, on_done=lambda vis: self._on_filtered(rows, vis),
+        self._tasks.run(lambda _r, cancelled: filter_rows(rows, flt, cancelled), on_done=lambda vis: self._on_filtered(rows, vis),
                         on_error=self._on_error, group="filter")
 
     def _on_filtered(self, rows: tuple[TimelineRow, ...], visible: tuple[int, ...] | None) -> None:
@@ -481,11 +361,8 @@ class SessionController(QObject):
             return
         self.tree_mode = tree
         window = self.context_window() or None
-
-        def job(_r: Progress, cancelled: CancelCheck) -> tuple[TimelineRow, ...]:
-            return build_rows(t, tree=tree, context_window=window, cancel=cancelled)
-
-        self._tasks.run(job, on_done=lambda rows: self._on_rows(t, rows), on_error=self._on_error,
+        self._tasks.run(lambda _r, cancelled: build_rows(t, tree=tree, context_window=window,
+                                                          cancel=cancelled), on_done=lambda rows: self._on_rows(t, rows), on_error=self._on_error,
                         group="rows", big=True)
 
     def _on_rows(self, t: Transcript, rows: tuple[TimelineRow, ...]) -> None:
@@ -498,17 +375,11 @@ class SessionController(QObject):
 
     # the machine's sessions ---------------------------------------------------------------------
     def discover(self, dirs: list[Path] | None = None) -> None:
-        def job(_r: Progress, _c: CancelCheck) -> list[Any]:
-            return list(discover_sessions(dirs if dirs is not None else default_session_dirs()))
-
-        self._tasks.run(job, on_done=self.sessions_ready.emit, group="discover",
+        self._tasks.run(lambda _r, _c: list(discover_sessions(
+            dirs if dirs is not None else default_session_dirs())), on_done=self.sessions_ready.emit, group="discover",
                         on_error=lambda exc: self.sessions_failed.emit(describe_error(exc)))
 
     # a transcript that grows while open ----------------------------------------------------------
-    def _on_file_changed(self, path: str) -> None:
-        if self.transcript is not None and Path(path) == self.transcript.source_file:
-            self._reload_timer.start()
-
     def _reload_if_grown(self) -> None:
         t = self.transcript
         if t is None:
@@ -517,7 +388,5 @@ class SessionController(QObject):
             size = t.source_file.stat().st_size
         except OSError:
             return
-        if str(t.source_file) not in self._watcher.files():
-            self._watcher.addPath(str(t.source_file))  # replaced files drop out of the list
         if size != t.file_size and not self._busy:
             self.reload()

@@ -103,16 +103,10 @@ class ExactTokens:
     def counts(self, texts: Sequence[str]) -> list[int]:
         from pathlib import Path
 
-        from sessionlens.engine.tokens.tokenizer import TextCounter
+        from sessionlens.engine.tokens.text_counter import count_texts
 
-        counter = TextCounter(self._name, Path("<search>"), len(texts), cancel=self._cancel,
-                              helpers=self._helpers)
-        try:
-            for text in texts:
-                counter.add(text)
-            return counter.finish()
-        finally:
-            counter.close()
+        return count_texts(self._name, texts, len(texts), path=Path("<search>"),
+                           cancel=self._cancel, helpers=self._helpers)
 
     def count(self, text: str, start: int = 0, end: int | None = None) -> int:
         part = text[start:end]

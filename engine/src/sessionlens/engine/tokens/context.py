@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from sessionlens.engine.model import Transcript
 
-from .counts import _valid_usage_tokens, reported_usage_entry
 from .estimate import EstimateRules, estimate_entry_tokens
+from .reported import reported_usage_entry, valid_usage_tokens
 
 __all__ = ["context_estimate"]
 
@@ -25,7 +25,7 @@ def context_estimate(transcript: Transcript, rules: EstimateRules = "pi") -> int
     if usage_entry is not None:
         for i in range(len(items) - 1, -1, -1):
             if items[i].entry_id == usage_entry.id:
-                start, base = i + 1, _valid_usage_tokens(usage_entry) or 0
+                start, base = i + 1, valid_usage_tokens(usage_entry) or 0
                 break
     return base + sum(estimate_entry_tokens(transcript.entry(it.entry_id), rules)
                       for it in items[start:] if it.entry_id in transcript.index)

@@ -17,6 +17,9 @@ Exact counts go through a ``CountCache`` keyed by the text's digest (``count_cac
 file opened again, or grown, tokenizes only texts never seen before. ``use_count_cache``
 sets the process's cache (the app and the CLI point it at the cache folder); without it
 counts are remembered in memory only. Reports are also kept per (transcript, encoding).
+
+The reported usage (``reported``) and the context along the path (``series``) live in their
+own modules and are re-exported here, where callers have always found them.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.load.formats.catalog import FORMATS
-from sessionlens.engine.load.replay import BOUNDARY_TYPES
 from sessionlens.engine.model import Entry, Transcript
 
 from .agent_rules import agent_entry_tokens
@@ -47,9 +49,11 @@ from .estimate import (
     estimate_tokens_from_chars,
     measure_entry,
 )
+from .reported import reported_usage_entry, valid_usage_tokens
+from .series import ContextPoint, context_series, entry_context_tokens
+from .text_counter import TextCounter
 from .tokenizer import (
     ENCODING_NAMES,
-    TextCounter,
     check_encoding_name,
     encoding_tag,
     ensure_tiktoken_data,
@@ -133,52 +137,6 @@ class TokenReport:
     def complete(self) -> bool:
         """True when every entry of the file is counted (the whole-file figures are set)."""
         return self.pending == 0 and self.exact_total is not None
-
-
-@dataclass(frozen=True, slots=True)
-class ContextPoint:
-    """Context size right after one active-path entry, for charting context along the path."""
-
-    entry_id: str
-    #: Position on the active path (0 = root).
-    index: int
-    tokens: int
-    #: True when ``tokens`` is a provider-reported usage, False when estimated.
-    reported: bool
-
-
-# --------------------------------------------------------------------------- reported usage
-
-def _valid_usage_tokens(entry: Entry) -> int | None:
-    """Context tokens of an assistant entry's usage, or None if it does not count (§3.1).
-
-    Error and aborted turns are skipped, as pi does; a usage of 0 (gateway-injected or
-    adapter messages without usage) is not a report either.
-    """
-    msg = entry.message
-    if msg is None or msg.role != "assistant" or msg.usage is None:
-        return None
-    if msg.stop_reason in ("error", "aborted"):
-        return None
-    tokens = msg.usage.context_tokens
-    return tokens if tokens > 0 else None
-
-
-def reported_usage_entry(transcript: Transcript) -> Entry | None:
-    """The assistant entry whose usage is the reported context size, or None (pure).
-
-    Walks back from the leaf to the latest boundary only: the context's number must not
-    cost a pass over a long path.
-    """
-    for entry_id in reversed(transcript.active_path):
-        entry = transcript.get(entry_id)
-        if entry is None:
-            continue
-        if entry.type in BOUNDARY_TYPES:
-            return None
-        if _valid_usage_tokens(entry) is not None:
-            return entry
-    return None
 
 
 # --------------------------------------------------------------------------- cache
@@ -335,7 +293,7 @@ def _estimate_context(transcript: Transcript, usage_entry: Entry | None,
         for i in range(len(items) - 1, -1, -1):
             if items[i].entry_id == usage_entry.id:
                 tail = sum(estimates.get(it.entry_id, 0) for it in items[i + 1:])
-                return (_valid_usage_tokens(usage_entry) or 0) + tail
+                return (valid_usage_tokens(usage_entry) or 0) + tail
     return sum(estimates.get(it.entry_id, 0) for it in items)
 
 
@@ -366,7 +324,7 @@ def _report(transcript: Transcript, encoding: str, entries: Sequence[Entry], cou
     return TokenReport(
         encoding=encoding,
         entries=MappingProxyType(per_entry),
-        reported_context=None if usage_entry is None else _valid_usage_tokens(usage_entry),
+        reported_context=None if usage_entry is None else valid_usage_tokens(usage_entry),
         reported_entry_id=None if usage_entry is None else usage_entry.id,
         estimate_context=_estimate_context(transcript, usage_entry, pi_by_id),
         estimate_context_openclaw=_estimate_context(
@@ -437,47 +395,3 @@ def count_context_tokens(transcript: Transcript, encoding: str = "o200k_base", *
     report = _report(transcript, encoding, entries, counted, "context")
     _reports.put(transcript, report, tag)
     return report
-
-
-#: Rows that replay as a message (pi ``getMessageFromEntry``).
-_CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
-
-
-def entry_context_tokens(entry: Entry, tokens: TokenReport | None = None) -> int:
-    """pi's estimate of what ``entry`` adds to the context: 0 for rows the model never sees
-    (metadata, compaction rows, excluded bash runs); the report's count when one is given."""
-    if entry.type not in _CONTEXT_ENTRY_TYPES or (
-            entry.message is not None and entry.message.exclude_from_context):
-        return 0
-    known = tokens.entries.get(entry.id) if tokens is not None else None
-    return known.estimate_pi if known is not None else estimate_entry_tokens(entry, "pi")
-
-
-def context_series(transcript: Transcript, report: TokenReport) -> tuple[ContextPoint, ...]:
-    """Context tokens after each active-path entry: reported usage where there is one, else
-    the last known size plus pi estimates. A compaction or reset restarts the running size at
-    its summary plus the entries it kept. The same with a report of either scope. Pure."""
-    path = transcript.path_entries()
-    position = {e.id: i for i, e in enumerate(path)}
-    points: list[ContextPoint] = []
-    running = 0
-
-    def est(entry: Entry) -> int:
-        if entry.message is not None and entry.message.exclude_from_context:
-            return 0
-        counts = report.entries.get(entry.id)
-        # a context-only report lacks the history before the boundary: estimate it here
-        return counts.estimate_pi if counts is not None else estimate_entry_tokens(entry, "pi")
-
-    for i, entry in enumerate(path):
-        reported = _valid_usage_tokens(entry)
-        if reported is not None:
-            running = reported
-        elif entry.type in BOUNDARY_TYPES:
-            kept_from = position.get(entry.first_kept_entry_id or "", i)
-            kept_from = kept_from if kept_from < i else i
-            running = est(entry) + sum(est(e) for e in path[kept_from:i])
-        else:
-            running += est(entry)
-        points.append(ContextPoint(entry.id, i, running, reported is not None))
-    return tuple(points)

@@ -1,0 +1,77 @@
+"""Context along the active path: what each entry adds and the running size after it.
+
+For the chart and the plan steps; works with a report of either scope (a context-only one
+lacks the history before the boundary, which is then estimated here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sessionlens.engine.load.replay import BOUNDARY_TYPES
+from sessionlens.engine.model import Entry, Transcript
+
+from .estimate import estimate_entry_tokens
+from .reported import valid_usage_tokens
+
+if TYPE_CHECKING:
+    from .counts import TokenReport
+
+__all__ = ["ContextPoint", "context_series", "entry_context_tokens"]
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPoint:
+    """Context size right after one active-path entry, for charting context along the path."""
+
+    entry_id: str
+    #: Position on the active path (0 = root).
+    index: int
+    tokens: int
+    #: True when ``tokens`` is a provider-reported usage, False when estimated.
+    reported: bool
+
+
+#: Rows that replay as a message (pi ``getMessageFromEntry``).
+_CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
+
+
+def entry_context_tokens(entry: Entry, tokens: TokenReport | None = None) -> int:
+    """pi's estimate of what ``entry`` adds to the context: 0 for rows the model never sees
+    (metadata, compaction rows, excluded bash runs); the report's count when one is given."""
+    if entry.type not in _CONTEXT_ENTRY_TYPES or (
+            entry.message is not None and entry.message.exclude_from_context):
+        return 0
+    known = tokens.entries.get(entry.id) if tokens is not None else None
+    return known.estimate_pi if known is not None else estimate_entry_tokens(entry, "pi")
+
+
+def context_series(transcript: Transcript, report: TokenReport) -> tuple[ContextPoint, ...]:
+    """Context tokens after each active-path entry: reported usage where there is one, else
+    the last known size plus pi estimates. A compaction or reset restarts the running size at
+    its summary plus the entries it kept. The same with a report of either scope. Pure."""
+    path = transcript.path_entries()
+    position = {e.id: i for i, e in enumerate(path)}
+    points: list[ContextPoint] = []
+    running = 0
+
+    def est(entry: Entry) -> int:
+        if entry.message is not None and entry.message.exclude_from_context:
+            return 0
+        counts = report.entries.get(entry.id)
+        # a context-only report lacks the history before the boundary: estimate it here
+        return counts.estimate_pi if counts is not None else estimate_entry_tokens(entry, "pi")
+
+    for i, entry in enumerate(path):
+        reported = valid_usage_tokens(entry)
+        if reported is not None:
+            running = reported
+        elif entry.type in BOUNDARY_TYPES:
+            kept_from = position.get(entry.first_kept_entry_id or "", i)
+            kept_from = kept_from if kept_from < i else i
+            running = est(entry) + sum(est(e) for e in path[kept_from:i])
+        else:
+            running += est(entry)
+        points.append(ContextPoint(entry.id, i, running, reported is not None))
+    return tuple(points)
