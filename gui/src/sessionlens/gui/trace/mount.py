@@ -8,6 +8,7 @@ file first when it belongs to another file of the chain).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +40,8 @@ class TraceParts:
     controller: TraceController
     panel: TracePanel
     tab_index: int
+    #: What "Trace this…" does with a text: show the Trace tab and trace it.
+    trace: Callable[[str], None]
 
 
 def mount_trace(window: MainWindow, session: SessionController, tasks: TaskRunner,
@@ -82,4 +85,4 @@ def mount_trace(window: MainWindow, session: SessionController, tasks: TaskRunne
     dropped.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
     dropped.customContextMenuRequested.connect(dropped_menu)
     panel.entry_activated.connect(lambda p, e: session.open_at(Path(p), e))
-    return TraceParts(ctl, panel, index)
+    return TraceParts(ctl, panel, index, trace)
