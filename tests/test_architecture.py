@@ -90,6 +90,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "store_api_key", "summarize_plan", "redact_prompts",
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack", "ChainAudit", "audit_every_compaction",
+    "audit_compaction_in_chain",
     "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",
     "prepare_write", "run_compaction", "tokens_after", "write_prepared",
     "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
@@ -101,6 +102,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "analyze_drift", "branch_outline", "build_chain", "build_lineage",
     "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
     "load_chain_transcripts",
+    "CompactionHealth", "HEALTH_FLAG_TEXT", "MemoryHealth", "examine_memory", "memory_health",
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
 ))

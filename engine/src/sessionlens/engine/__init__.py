@@ -18,7 +18,7 @@ from __future__ import annotations
 from ._io.atomic import atomic_write_text
 from ._io.folders import user_folders
 from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
-from .audit.recorded import ChainAudit, audit_every_compaction
+from .audit.recorded import ChainAudit, audit_compaction_in_chain, audit_every_compaction
 from .audit.report import AuditReport, audit_compaction, audit_summary
 from .compaction import (
     CompactionOptions,
@@ -65,6 +65,13 @@ from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcri
 from .lineage.drift import DriftReport, SummaryPoint, analyze_drift
 from .lineage.forensics import CompactionForensics, analyze_compactions
 from .lineage.graph import Lineage, LineageNode, build_lineage
+from .lineage.memory_health import (
+    HEALTH_FLAG_TEXT,
+    CompactionHealth,
+    MemoryHealth,
+    examine_memory,
+    memory_health,
+)
 from .lineage.trace import FactTrace, describe_trace, trace_fact
 from .load.reader import load_transcript
 from .load.tree import build_transcript, children_of
@@ -169,6 +176,7 @@ __all__ = [
     # audit
     "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack", "ChainAudit", "audit_every_compaction",
+    "audit_compaction_in_chain",
     # the compaction run
     "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",
     "prepare_write", "run_compaction", "tokens_after", "write_prepared",
@@ -186,6 +194,7 @@ __all__ = [
     "analyze_drift", "branch_outline", "build_lineage", "build_chain",
     "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
     "load_chain_transcripts",
+    "CompactionHealth", "HEALTH_FLAG_TEXT", "MemoryHealth", "examine_memory", "memory_health",
     # search
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",

@@ -25,12 +25,14 @@ if TYPE_CHECKING:
     from .compaction.mount import CompactionParts
     from .lineage.mount import LineageParts
     from .main_window import MainWindow
+    from .memory.mount import MemoryParts
     from .paths import AppPaths
     from .prefs import Prefs
     from .pruning.mount import PruningParts
     from .search.mount import SearchParts
     from .session_controller import SessionController
     from .tasks import TaskRunner
+    from .trace.mount import TraceParts
 
 #: Give up on a screenshot after this long (ms) rather than hang a script.
 SCREENSHOT_TIMEOUT_MS = 180_000
@@ -66,6 +68,10 @@ class AppContext:
     compaction: CompactionParts | None = None
     #: The search controller, panel and dock (``search.mount.SearchParts``).
     search: SearchParts | None = None
+    #: The memory-health controller and the Memory tab (``memory.mount.MemoryParts``).
+    memory: MemoryParts | None = None
+    #: The fact-trace controller and the Trace tab (``trace.mount.TraceParts``).
+    trace: TraceParts | None = None
     #: The pruning tab (``pruning.mount.PruningParts``).
     pruning: PruningParts | None = None
 
@@ -80,6 +86,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .icons import ICON_KEYS, icon
     from .lineage.mount import mount_lineage
     from .main_window import MainWindow
+    from .memory.mount import mount_memory
     from .paths import AppPaths, bundled_sample_path
     from .prefs import Prefs
     from .pruning.mount import mount_pruning
@@ -87,6 +94,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .session_controller import SessionController
     from .tasks import TaskRunner
     from .theme import apply_theme
+    from .trace.mount import mount_trace
 
     paths = AppPaths.resolve(args.basedir).ensure()
     # an explicit $TIKTOKEN_CACHE_DIR wins; otherwise the tokenizer data lives in our cache dir
@@ -126,6 +134,8 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     ctx.lineage = mount_lineage(window, controller, tasks)
     ctx.compaction = mount_compaction(window, controller, tasks, paths)
     ctx.search = mount_search(window, controller, tasks, paths)
+    ctx.memory = mount_memory(window, controller, tasks, ctx.compaction)
+    ctx.trace = mount_trace(window, controller, tasks, ctx.compaction)
     ctx.pruning = mount_pruning(window, controller, tasks)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:

@@ -30,6 +30,12 @@ from sessionlens.engine.cli.flush_views import (
 )
 from sessionlens.engine.cli.output import emit_json, emit_lines
 from sessionlens.engine.errors import AuditError, PlanError
+from sessionlens.engine.lineage.memory_health import (
+    HEALTH_FLAG_TEXT,
+    MemoryHealth,
+    examine_memory,
+    memory_health_json,
+)
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import OpenedTranscript
@@ -127,6 +133,19 @@ def _lines(report: AuditReport, audited: ChainAudit, what: str, path: Path) -> l
     return lines
 
 
+def _health_lines(health: MemoryHealth) -> list[str]:
+    """Every compaction of the file, worst first (the GUI's Memory tab, as text)."""
+    lines = [f"  memory health  {len(health.compactions)} compaction(s), worst first:"]
+    for c in health.compactions:
+        cov = ", ".join(f"{k.cls} {k.found}/{k.total}" for k in c.coverage) or "nothing to cover"
+        lines.append(f"    {c.severity.upper():<8} #{c.number} {c.compaction_id} "
+                     f"{(c.timestamp or '')[:16]}  {c.trigger}: ~{c.tokens_replaced:,} tokens "
+                     f"replaced by ~{c.summary_tokens:,}; {cov}")
+        lines.extend(f"             {HEALTH_FLAG_TEXT[k]}: {d}"
+                     for k, d in zip(c.flags, c.flag_details, strict=True))
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     transcript = load_transcript(args.file)
     if args.summary_file is None and not transcript.compactions:
@@ -135,13 +154,19 @@ def run(args: argparse.Namespace) -> int:
         return _nothing(transcript, args.json)
     audited, what = _audit(args, transcript)
     report = audited.report
-    flush = flush_report(transcript, resolved_settings_for(transcript, args), args)
+    resolved = resolved_settings_for(transcript, args)
+    flush = flush_report(transcript, resolved, args)
+    # every compaction of the file, judged as the GUI's Memory tab judges it (one truth)
+    health = (examine_memory(transcript, resolved.settings, flush=flush)
+              if args.summary_file is None else None)
     if args.json:
         out: dict[str, Any] = audit_report_dict(report)
         out["span_source"] = None if audited.span_source is None else str(audited.span_source)
         out["summary_file"] = None if args.summary_file is None else str(args.summary_file)
         out["memory_flush"] = memory_flush_json(flush)
+        out["memory_health"] = memory_health_json(health) if health is not None else None
         emit_json(out)
         return 0
-    emit_lines(_lines(report, audited, what, transcript.path) + memory_flush_lines(flush))
+    emit_lines(_lines(report, audited, what, transcript.path) + memory_flush_lines(flush)
+               + (_health_lines(health) if health is not None else []))
     return 0

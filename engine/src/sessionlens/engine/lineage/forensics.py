@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from sessionlens.engine.audit.span import path_to
+from sessionlens.engine.contract.templates import fallback_text
 from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import region_bounds, usage_context
 from sessionlens.engine.plan.planner import (
@@ -81,6 +82,9 @@ class CompactionForensics:
     mid_turn: bool = False
     #: Bytes of the transcript window the model saw just before it (``active_window_bytes``).
     active_bytes: int = 0
+    #: The summary is empty or a fallback placeholder (the audit's content check fails it
+    #: the same way): whatever it replaced is lost.
+    fallback_summary: bool = False
 
 
 def _branch_to(transcript: Transcript, entry_id: str, active_pos: dict[str, int]) -> list[Entry]:
@@ -164,7 +168,9 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         previous_compaction_id=prev_comp.id if prev_comp is not None else None,
         previous_summary_tokens=previous_summary_tokens, first_kept_entry_id=kept_id,
         from_hook=comp.from_hook, hard_boundary=hard, flags=tuple(flags), mid_turn=mid_turn,
-        active_bytes=active)
+        active_bytes=active,
+        fallback_summary=not (comp.summary or "").strip()
+        or fallback_text(comp.summary or "") is not None)
 
 
 def analyze_compactions(transcript: Transcript, settings: CompactionSettings,

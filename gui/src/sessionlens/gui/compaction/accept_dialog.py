@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.engine import FIGURE_LABELS, PersistError, require_writable
+from sessionlens.gui.compaction.run import KEEP_RETRY_COPIES
 
 if TYPE_CHECKING:
     from sessionlens.engine import Transcript, WriteMode
@@ -89,6 +90,16 @@ class AcceptDialog(QDialog):
         self.files.setHeaderLabels([self.tr("File"), self.tr("Path"), self.tr("What")])
         self.files.setRootIsDecorated(False)
         self.files.setWordWrap(True)
+        self.retry_note = QLabel()
+        self.retry_note.setWordWrap(True)
+        self.retries = QTreeWidget()
+        self.retries.setHeaderLabels([self.tr("Copy"), self.tr("Line"), self.tr("Reply"),
+                                      self.tr("Kept copy"), self.tr("Prompt")])
+        self.retries.setRootIsDecorated(False)
+        self.keep_retries = QCheckBox(self.tr(
+            "Keep these copies (turn dropping off for this write; on the command line: "
+            "compact --keep-retry-copies)"))
+        self.keep_retries.toggled.connect(lambda _on: self._refresh())
         self.problem = QLabel()
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color:#cf222e;")
@@ -107,6 +118,9 @@ class AcceptDialog(QDialog):
         for w in (self.facts, self.successor, self.append):
             layout.addWidget(w)
         layout.addWidget(self.files, 1)
+        for part in (self.retry_note, self.retries, self.keep_retries):
+            layout.addWidget(part)
+        self._fill_retries()
         layout.addWidget(self.accept_failed)
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
@@ -115,18 +129,46 @@ class AcceptDialog(QDialog):
     def mode(self) -> WriteMode:
         return "append" if self.append.isChecked() else "successor"
 
+    def keep_retry_copies(self) -> bool:
+        return self.mode() == "successor" and self.keep_retries.isChecked()
+
+    def _key(self) -> str:
+        return KEEP_RETRY_COPIES if self.keep_retry_copies() else self.mode()
+
+    def _fill_retries(self) -> None:
+        """The retry storm's unanswered copies the successor leaves out (the engine's dry run)."""
+        prepared = self._record.write_plan("successor")
+        copies = prepared.dropped_retry_copies if prepared is not None else ()
+        self.retries.clear()
+        for c in copies:
+            item = QTreeWidgetItem([c.entry_id, str(c.line), c.outcome, c.kept_entry_id,
+                                    c.preview])
+            item.setToolTip(4, c.preview)
+            self.retries.addTopLevelItem(item)
+        for col in range(4):
+            self.retries.resizeColumnToContents(col)
+        self.retry_note.setText(self.tr(
+            "The successor leaves out %1 unanswered cop(ies) of a prompt the channel sent "
+            "again (a retry storm) and their failed replies; the answered copy stays.").replace(
+            "%1", str(len(copies))))
+        rows = max(1, min(len(copies), 4))
+        self.retries.setMaximumHeight(self.retries.sizeHintForRow(0) * (rows + 1) + 12
+                                      if copies else 0)
+        for part in (self.retry_note, self.retries, self.keep_retries):
+            part.setVisible(bool(copies))
+
     def failed_audit_accepted(self) -> bool:
         return self._record.report.passed or self.accept_failed.isChecked()
 
     def planned(self) -> tuple[PlannedWrite, ...]:
-        prepared = self._record.write_plan(self.mode())
+        prepared = self._record.write_plan(self._key())
         if prepared is None:
             return ()
         return tuple(PlannedWrite(f.kind, str(f.path), f.note) for f in prepared.files)
 
     def _refresh(self) -> None:
         L = FIGURE_LABELS
-        prepared = self._record.write_plan(self.mode())
+        prepared = self._record.write_plan(self._key())
         fig = self._record.figures
         if prepared is not None:
             self.facts.setText(self.tr(
@@ -139,7 +181,8 @@ class AcceptDialog(QDialog):
                 "%3", prepared.first_kept_entry_id).replace(
                 "%4", f"{prepared.tokens_before:,}").replace("%5", f"{prepared.tokens_after:,}"))
         fill_file_list(self.files, self.planned())
-        why = self._record.write_plans.get(self.mode())
+        why = self._record.write_plans.get(self._key())
+        self.keep_retries.setEnabled(self.mode() == "successor")
         problem = why if isinstance(why, str) else (
             None if why is not None else self.tr("The write is still being prepared."))
         if problem is None and not self.failed_audit_accepted():

@@ -41,10 +41,12 @@ from sessionlens.gui.compaction.audit_models import (
 )
 
 if TYPE_CHECKING:
-    from sessionlens.engine import AuditReport, RecoveryPack
+    from sessionlens.engine import AuditReport, ChainAudit, RecoveryPack
     from sessionlens.gui.compaction.controller import CompactionController
     from sessionlens.gui.compaction.run import RunRecord
 
+NO_AUDIT = ("No audit yet: select a recorded compaction (timeline, Memory tab, chart marker) "
+            "or run a compaction in the Compaction tab.")
 PASS_COLOR = "#1a7f37"
 FAIL_COLOR = "#cf222e"
 
@@ -86,13 +88,15 @@ class AuditPanel(QWidget):
     """The audit of the current run (or any report handed to ``show_report``)."""
 
     entry_activated = Signal(str)
+    #: A dropped item of a recorded audit whose span lives in another file (path, entry id).
+    file_entry_activated = Signal(str, str)
 
     def __init__(self, controller: CompactionController | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.report: AuditReport | None = None
         self.pack: RecoveryPack | None = None
-        self.verdict = QLabel(self.tr("No audit yet: run a compaction in the Compaction tab."))
+        self.verdict = QLabel(self.tr(NO_AUDIT))
         self.verdict.setWordWrap(True)
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
 
@@ -130,6 +134,8 @@ class AuditPanel(QWidget):
         self.source.setVisible(False)
         self.source.activated.connect(self._on_source)
         self._record: RunRecord | None = None
+        #: The recorded compaction shown (id, audit, file name), beside a run's.
+        self._recorded: tuple[str, ChainAudit, str] | None = None
         coverage_box = QGroupBox(self.tr("Identifier coverage by class"))
         QVBoxLayout(coverage_box).addWidget(self.coverage)
 
@@ -172,6 +178,7 @@ class AuditPanel(QWidget):
     def show_record(self, record: RunRecord) -> None:
         """Show a run's audit; for a re-run, the recorded compaction's audit is one click away."""
         self._record = record
+        self._recorded = None
         self.source.clear()
         self.source.addItem(self.tr("This run"), "run")
         if record.recorded_report is not None:
@@ -180,7 +187,39 @@ class AuditPanel(QWidget):
         self.source.setVisible(self.source.count() > 1)
         self._show_run(record)
 
+    def show_recorded(self, compaction_id: str, audited: ChainAudit, file_name: str = "") -> None:
+        """Show the audit of a compaction the transcript holds, as for a run; the current run
+        (if any) stays one click away in the source list."""
+        self._recorded = (compaction_id, audited, file_name)
+        self.source.clear()
+        if self._record is not None:
+            self.source.addItem(self.tr("This run"), "run")
+        self.source.addItem(self.tr("Compaction %1 as recorded").replace("%1", compaction_id),
+                            "file")
+        self.source.setCurrentIndex(self.source.count() - 1)
+        self.source.setVisible(self.source.count() > 1)
+        self._show_file_audit()
+
+    def _show_file_audit(self) -> None:
+        if self._recorded is None:
+            return
+        cid, audited, file_name = self._recorded
+        label = self.tr("Recorded compaction %1, as the transcript holds it").replace("%1", cid)
+        if audited.span_source is not None:
+            label += self.tr(" (summarized entries read from the predecessor %1)").replace(
+                "%1", audited.span_source.name)
+        report = audited.report
+        if report.total_loss:
+            label += " · <b style='color:%1;'>%2</b>".replace("%1", FAIL_COLOR).replace(
+                "%2", self.tr("TOTAL LOSS: the summary is a fallback placeholder; every "
+                              "specific of the %1 summarized entries is gone").replace(
+                    "%1", str(len(report.summarized_entry_ids))))
+        self.show_report(report, label, source=file_name)
+
     def _on_source(self, index: int) -> None:
+        if self.source.itemData(index) == "file":
+            self._show_file_audit()
+            return
         rec = self._record
         if rec is None:
             return
@@ -204,7 +243,7 @@ class AuditPanel(QWidget):
         for model in (self.checks_model, self.coverage_model, self.dropped_model):
             model.set_report(report)
         if report is None:
-            self.verdict.setText(self.tr("No audit yet: run a compaction in the Compaction tab."))
+            self.verdict.setText(self.tr(NO_AUDIT))
             self.pack = None
             self.instruction.clear()
             self.addendum.clear()
@@ -240,5 +279,11 @@ class AuditPanel(QWidget):
 
     def _on_dropped_clicked(self, index: QModelIndex) -> None:
         item = self.dropped_model.data(self.dropped_model.index(index.row(), 0), ItemRole)
-        if item is not None and item.entry_ids:
-            self.entry_activated.emit(item.entry_ids[0])
+        if item is None or not item.entry_ids:
+            return
+        recorded = self._recorded
+        if (recorded is not None and recorded[1].span_source is not None
+                and self.report is recorded[1].report):
+            self.file_entry_activated.emit(str(recorded[1].span_source), item.entry_ids[0])
+            return
+        self.entry_activated.emit(item.entry_ids[0])

@@ -117,6 +117,7 @@ class CompareView(QWidget):
         controller.writes_ready.connect(self._on_audit)
         controller.runs_changed.connect(self._fill_ab)
         controller.session.loaded.connect(lambda _t: self._fill_compactions())
+        controller.session.entry_selected.connect(self.preselect)
         self._fill_compactions()
         self.refresh()
 
@@ -259,6 +260,16 @@ class CompareView(QWidget):
                 "%3", f"{e.tokens_before or 0:,}"), e.id)
         self.compactions.setCurrentIndex(self.compactions.count() - 1)
         self.rerun_button.setEnabled(self.compactions.count() > 0)
+        selected = self.c.session.selected_id
+        if selected is not None:
+            self.preselect(selected)
+
+    def preselect(self, entry_id: str) -> None:
+        """A recorded compaction selected anywhere (timeline, Memory tab, chart) becomes the
+        one to re-run; other selections leave the choice alone."""
+        idx = self.compactions.findData(entry_id)
+        if idx >= 0:
+            self.compactions.setCurrentIndex(idx)
 
     def _fill_ab(self) -> None:
         runs = list(self.c.runs)

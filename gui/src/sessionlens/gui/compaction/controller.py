@@ -42,7 +42,7 @@ from sessionlens.gui.compaction.outbound import (
     build_outbound_preview,
 )
 from sessionlens.gui.compaction.pool_provider import PoolProvider
-from sessionlens.gui.compaction.run import RunOptions, RunRecord
+from sessionlens.gui.compaction.run import KEEP_RETRY_COPIES, RunOptions, RunRecord
 from sessionlens.gui.session_controller import describe_error
 
 if TYPE_CHECKING:
@@ -258,6 +258,14 @@ class CompactionController(QObject):
                     plans[mode] = prepare_write(t, outcome, mode)
                 except PersistError as exc:
                     plans[mode] = describe_error(exc)
+            successor = plans.get("successor")
+            if not isinstance(successor, str) and successor is not None \
+                    and successor.dropped_retry_copies:  # the Accept dialog can keep them
+                try:
+                    plans[KEEP_RETRY_COPIES] = prepare_write(t, outcome, "successor",
+                                                             keep_retry_copies=True)
+                except PersistError as exc:
+                    plans[KEEP_RETRY_COPIES] = describe_error(exc)
             return plans
 
         def done(plans: dict[str, WritePlan | str]) -> None:
@@ -302,16 +310,19 @@ class CompactionController(QObject):
         c = self.current
         return c is not None and c.rerun_of is None and c.transcript is self.transcript
 
-    def accept(self, mode: WriteMode, *, accept_failed_audit: bool = False) -> None:
+    def accept(self, mode: WriteMode, *, accept_failed_audit: bool = False,
+               keep_retry_copies: bool = False) -> None:
         """Write what the engine's dry run for ``mode`` describes, then open what it wrote.
 
         A failed audit is refused by the engine unless ``accept_failed_audit`` (the Accept
-        dialog asks for it explicitly, naming the failed checks)."""
+        dialog asks for it explicitly, naming the failed checks); ``keep_retry_copies`` writes
+        the successor with a retry storm's unanswered copies kept."""
         record = self.current
         if record is None or not self.can_accept():
             self.write_failed.emit(self.tr("Nothing to accept."))
             return
-        prepared = record.write_plans.get(mode)
+        key = KEEP_RETRY_COPIES if keep_retry_copies and mode == "successor" else mode
+        prepared = record.write_plans.get(key)
         if prepared is None or isinstance(prepared, str):
             self.write_failed.emit(prepared or self.tr("The write is still being prepared."))
             return

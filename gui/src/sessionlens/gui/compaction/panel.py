@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 #: (preview, parent) -> secrets to keep, or None when the user cancels.
 ConfirmOutbound = Callable[["OutboundPreview", QWidget], "frozenset[str] | None"]
 #: (record, transcript, parent) -> write mode, or None when the user cancels.
-ConfirmAccept = Callable[[RunRecord, "Transcript", QWidget], "tuple[WriteMode, bool] | None"]
+ConfirmAccept = Callable[[RunRecord, "Transcript", QWidget],
+                         "tuple[WriteMode, bool] | tuple[WriteMode, bool, bool] | None"]
 #: (format, parent) -> where to export, or None.
 AskSavePath = Callable[[str, QWidget], "Path | None"]
 _FORMAT_NAMES: dict[ExportFormat, str] = {"md": "Markdown", "json": "JSON", "html": "HTML"}
@@ -65,12 +66,13 @@ def _dialog_outbound(preview: OutboundPreview, parent: QWidget) -> frozenset[str
 
 
 def _dialog_accept(record: RunRecord, t: Transcript,
-                   parent: QWidget) -> tuple[WriteMode, bool] | None:
-    """(write mode, whether a failed audit was accepted explicitly), or None: cancelled."""
+                   parent: QWidget) -> tuple[WriteMode, bool, bool] | None:
+    """(write mode, whether a failed audit was accepted explicitly, whether a retry storm's
+    copies are kept), or None: cancelled."""
     dlg = AcceptDialog(record, t, parent)
     if dlg.exec() != AcceptDialog.DialogCode.Accepted:
         return None
-    return dlg.mode(), dlg.failed_audit_accepted()
+    return dlg.mode(), dlg.failed_audit_accepted(), dlg.keep_retry_copies()
 
 
 def _dialog_save(fmt: str, parent: QWidget) -> Path | None:
@@ -250,7 +252,8 @@ class CompactionPanel(QWidget):
         choice = self._confirm_accept(record, t, self)
         if choice is not None:
             self._set_status(self.tr("Writing…"))
-            self.c.accept(choice[0], accept_failed_audit=choice[1])
+            self.c.accept(choice[0], accept_failed_audit=choice[1],
+                          keep_retry_copies=len(choice) > 2 and bool(choice[-1]))
 
     def export(self, fmt: ExportFormat) -> None:
         path = self._ask_save_path(fmt, self)

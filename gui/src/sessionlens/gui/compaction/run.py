@@ -57,6 +57,11 @@ class RunOptions:
             custom_identifiers=self.custom_list, quality_retries=self.quality_retries)
 
 
+#: ``write_plans`` key of the successor that keeps a retry storm's copies (prepared only
+#: when the default successor drops some).
+KEEP_RETRY_COPIES = "successor-keeping-retry-copies"
+
+
 @dataclass(frozen=True, slots=True)
 class RunRecord:
     """One finished run and everything the compare, audit and accept views show about it."""
@@ -91,7 +96,8 @@ class RunRecord:
     def summarized_ids(self) -> tuple[str, ...]:
         return self.plan.summarized_entry_ids
 
-    def write_plan(self, mode: WriteMode = "successor") -> WritePlan | None:
+    def write_plan(self, mode: WriteMode | str = "successor") -> WritePlan | None:
+        """The dry run for ``mode`` (or ``KEEP_RETRY_COPIES``), None while pending or refused."""
         prepared = self.write_plans.get(mode)
         return None if prepared is None or isinstance(prepared, str) else prepared
 

@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QWidget
 
 from sessionlens.gui import colors
 
+#: The memory flush's colour (soft threshold line and flush-turn marks), light and dark.
+FLUSH_COLORS = {False: "#8250df", True: "#a371f7"}
 if TYPE_CHECKING:
     from sessionlens.engine import CompactionPlan
     from sessionlens.gui.session_controller import TokenView
@@ -29,6 +31,8 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
     cut_moved = Signal(int)
     #: The snapped position while dragging (for live re-planning).
     cut_dragging = Signal(int)
+    #: A compaction marker was clicked (its path position).
+    compaction_clicked = Signal(int)
 
     def __init__(self, tr: Callable[[str], str], parent: QWidget | None = None) -> None:
         super().__init__(parent=parent)
@@ -75,6 +79,7 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         self._drag_timer.timeout.connect(lambda: self.cut_dragging.emit(int(self.cut.value())))
         self.cut.sigPositionChanged.connect(self._snap)
         self.cut.sigPositionChangeFinished.connect(lambda _l: self.cut_moved.emit(int(self.cut.value())))
+        self._add_memory_items(tr)
         self.apply_theme(False)
         # legend entries for the limit lines (InfiniteLine does not add itself)
         self._legend_items = {k: pg.PlotDataItem([], [], name=v) for k, v in
@@ -83,6 +88,54 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         for item in self._legend_items.values():
             self.legend.addItem(item, item.name())
         self._style_legend(False)
+
+    # memory flush and precheck marks (issue 17) --------------------------------------------------
+    def _add_memory_items(self, tr: Callable[[str], str]) -> None:
+        """The soft-threshold line, a mark per flush turn and per mid-turn precheck point;
+        hidden until ``set_memory`` gives the engine's numbers."""
+        self.flush_line = pg.InfiniteLine(angle=0, movable=False, name=tr("memory flush"))
+        self.flush_marks = pg.ScatterPlotItem(symbol="d", size=10, hoverable=True,
+                                              tip=lambda x, y, data: self._mark_tips.get(
+                                                  int(round(x)), ""))
+        self.precheck_marks = pg.ScatterPlotItem(symbol="s", size=8, hoverable=True,
+                                                 tip=lambda x, y, data: self._mark_tips.get(
+                                                     int(round(x)), ""))
+        self._mark_tips: dict[int, str] = {}
+        self.flush_legend = pg.PlotDataItem([], [], name=tr("memory flush (soft threshold)"))
+        for item in (self.flush_line, self.flush_marks, self.precheck_marks):
+            item.setVisible(False)
+            self.addItem(item)
+        self.compactions.sigClicked.connect(
+            lambda _item, points, _ev: self.compaction_clicked.emit(int(round(points[0].pos().x())))
+            if len(points) else None)
+
+    def _style_memory(self, dark: bool) -> None:
+        color = FLUSH_COLORS[dark]
+        dash = pg.QtCore.Qt.PenStyle.DashDotLine
+        self.flush_line.setPen(pg.mkPen(color, width=1.5, style=dash))
+        self.flush_legend.setPen(pg.mkPen(color, width=1.5, style=dash))
+        self.flush_marks.setBrush(pg.mkBrush(color))
+        self.flush_marks.setPen(pg.mkPen(None))
+        self.precheck_marks.setBrush(pg.mkBrush(None))
+        self.precheck_marks.setPen(pg.mkPen(color, width=1.5))
+
+    def set_memory(self, soft_threshold: int | None, flush_xs: list[int], flush_tips: list[str],
+                   precheck_xs: list[int], precheck_tips: list[str]) -> None:
+        """The engine's memory-flush level (None: no flush applies) and the marks."""
+        self.flush_line.setVisible(soft_threshold is not None)
+        in_legend = any(i is self.flush_legend for i, _ in self.legend.items)
+        if soft_threshold is not None:
+            self.flush_line.setValue(soft_threshold)
+            if not in_legend:
+                self.legend.addItem(self.flush_legend, self.flush_legend.name())
+        elif in_legend:
+            self.legend.removeItem(self.flush_legend)
+        self._mark_tips = {**dict(zip(flush_xs, flush_tips, strict=True)),
+                           **dict(zip(precheck_xs, precheck_tips, strict=True))}
+        self.flush_marks.setData(flush_xs, [self._ymax * 0.04] * len(flush_xs))
+        self.precheck_marks.setData(precheck_xs, [self._ymax * 0.04] * len(precheck_xs))
+        self.flush_marks.setVisible(bool(flush_xs))
+        self.precheck_marks.setVisible(bool(precheck_xs))
 
     def _style_legend(self, dark: bool) -> None:
         c = colors.chart_colors(dark)
@@ -117,6 +170,7 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         self.compactions.setPen(pg.mkPen(c["fg"], width=0.5))
         self.cut.setPen(pg.mkPen(c["cut"], width=3))
         self.cut.setHoverPen(pg.mkPen(c["cut"], width=5))
+        self._style_memory(dark)
 
     # data --------------------------------------------------------------------------------------
     def set_series(self, view: TokenView, path_len: int, window: int, threshold: int) -> None:

@@ -1,0 +1,1 @@
+"""The memory-health view: every compaction of the session, worst first."""
