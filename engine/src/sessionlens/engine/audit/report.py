@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from sessionlens.engine.contract.ask import ask_overlap
-from sessionlens.engine.contract.pinned import PinnedText, pinned_missing
 from sessionlens.engine.contract.identifiers import (
     IDENTIFIER_CLASSES,
     Identifier,
     extract_identifiers,
     summary_contains,
 )
+from sessionlens.engine.contract.pinned import PinnedText, pinned_missing
 from sessionlens.engine.contract.templates import (
     SUMMARY_MAX_CHARS,
     IdentifierPolicy,
