@@ -12,8 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import orjson
+
+from sessionlens.engine.model import Entry, Transcript
+
 __all__ = ["PROVENANCE_KEY", "SUMMARY_ORIGINS", "SummaryOrigin", "SummaryProvenance",
-           "read_provenance"]
+           "entry_provenance", "read_provenance"]
 
 #: The key under the compaction entry's ``details``.
 PROVENANCE_KEY = "summaryProvenance"
@@ -64,3 +68,13 @@ def read_provenance(entry_line: Mapping[str, Any]) -> SummaryProvenance | None:
 
     return SummaryProvenance(raw["origin"], text("provider"), text("providerKind"),
                              text("model"))
+
+
+def entry_provenance(transcript: Transcript, entry: Entry) -> SummaryProvenance | None:
+    """The provenance of a compaction the transcript holds, read back from its own line
+    (the loader keeps only the v3 fields); None for any other writer's entry."""
+    try:
+        obj = orjson.loads(transcript.raw_line(entry))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return read_provenance(obj) if isinstance(obj, dict) else None
