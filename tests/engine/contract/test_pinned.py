@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from fixtures.factories import structured_summary
+from fixtures.factories import TranscriptBuilder, structured_summary
 from sessionlens.engine.contract.pinned import (
     PINNED_BLOCK_HEAD,
     PinnedText,
     pinned_missing,
+    place_pins,
     with_pinned,
 )
 from sessionlens.engine.contract.templates import SUMMARY_MAX_CHARS, SUMMARY_TRUNCATION_MARKER
@@ -48,3 +49,15 @@ def test_word_for_word_tolerates_rewrapping_but_not_a_changed_word() -> None:
     rewrapped = "> Never touch\n> prod-db-7. Deploy only\n>   on Tuesdays."
     assert pinned_missing(rewrapped, [PIN]) == ()
     assert pinned_missing(rewrapped.replace("Tuesdays", "Mondays"), [PIN]) == ("e42",)
+
+
+def test_place_pins_says_where_each_pin_stands() -> None:
+    b = TranscriptBuilder()
+    old = b.user("old rule").id
+    side_parent = b.assistant("ok").id
+    side = b.user("a side branch").id
+    new = b.user("new ask", parent=side_parent).id
+    b.assistant("done")
+    t = b.build()
+    places = {p.entry_id: p.where for p in place_pins(t, [old, side_parent], [old, new, side])}
+    assert places == {old: "summary", new: "kept", side: "off_path"}

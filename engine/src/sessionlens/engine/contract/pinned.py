@@ -23,8 +23,10 @@ from .templates import SUMMARY_MAX_CHARS, SUMMARY_TRUNCATION_MARKER
 __all__ = [
     "PINNED_BLOCK_HEAD",
     "PINNED_SECTION",
+    "PinPlace",
     "PinnedText",
     "entry_pin_text",
+    "place_pins",
     "pinned_block",
     "pinned_missing",
     "pinned_texts",
@@ -79,6 +81,33 @@ def pinned_texts(transcript: Transcript, summarized_entry_ids: Sequence[str],
         text = entry_pin_text(entry) if entry is not None else ""
         if text:
             out.append(PinnedText(entry_id, entry.role or entry.type if entry else "", text))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class PinPlace:
+    """Where a pin stands against a plan: carried into the ``summary`` (before the cut),
+    ``kept`` as is (after it), or ``off_path`` (another branch, or no longer in the file)."""
+
+    entry_id: str
+    role: str
+    where: str
+    text: str
+
+
+def place_pins(transcript: Transcript, summarized_entry_ids: Sequence[str],
+               pins: Sequence[str]) -> tuple[PinPlace, ...]:
+    """Each pin with where it stands (in pin order), for the panels' pin lists."""
+    summarized = set(summarized_entry_ids)
+    on_path = set(transcript.active_path)
+    out = []
+    for entry_id in pins:
+        entry = transcript.get(entry_id)
+        role = (entry.role or entry.type) if entry is not None else ""
+        where = ("summary" if entry_id in summarized else "kept" if entry_id in on_path
+                 else "off_path")
+        out.append(PinPlace(entry_id, role, where,
+                            entry_pin_text(entry) if entry is not None else ""))
     return tuple(out)
 
 
