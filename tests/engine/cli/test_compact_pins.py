@@ -28,7 +28,7 @@ def test_pin_is_remembered_and_carried_verbatim(tmp_path: Path,
                              "kept_after_cut": []}
     assert f"> {first.message.text}" in str(out["summary"])  # type: ignore[union-attr]
     assert {c["name"]: c["passed"] for c in out["audit"]["checks"]}["pinned"]  # type: ignore[index]
-    assert load_pins(t, base).entry_ids == (first.id,)
+    assert load_pins(t, base / "state").entry_ids == (first.id,)
     # remembered: the next run without --pin carries it too
     _, again = run_json(capsys, str(path), "--keep-recent", "20", "--basedir", str(base))
     assert again["pinned"]["in_summary"] == [first.id]  # type: ignore[index]

@@ -25,13 +25,13 @@ def test_pins_are_remembered_beside_nothing_the_agent_reads(tmp_path: Path) -> N
     before = path.read_bytes()
     t = load_transcript(path)
     first, second = (e.id for e in t.entries)
-    base = tmp_path / "base"
+    base = tmp_path / "state"
     add_pins(t, [first], base)
     add_pins(t, [second, first], base)
     assert load_pins(t, base).entry_ids == (first, second)
     assert path.read_bytes() == before
     sidecar = pins_path(t, base)
-    assert sidecar.is_relative_to(base / "state")
+    assert sidecar.is_relative_to(base)
     assert json.loads(sidecar.read_text())["pins"] == [first, second]
     assert remove_pins(t, [first], base).entry_ids == (second,)
     assert load_pins(load_transcript(path), base).entry_ids == (second,)
@@ -41,7 +41,7 @@ def test_unknown_id_names_it_and_another_session_at_the_path_inherits_nothing(
         tmp_path: Path) -> None:
     path = _session(tmp_path)
     t = load_transcript(path)
-    base = tmp_path / "base"
+    base = tmp_path / "state"
     with pytest.raises(PersistError, match="no-such-id"):
         add_pins(t, ["no-such-id"], base)
     add_pins(t, [t.entries[0].id], base)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from sessionlens.engine._io.folders import user_folders
 from sessionlens.engine.cli.args import add_basedir_arg, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines, warn
 from sessionlens.engine.cli.plan_cmd import (
@@ -250,8 +251,8 @@ def run(args: argparse.Namespace) -> int:
     if args.write != "none" and not args.preview:
         check_lock(transcript.path)  # refuse before spending a model call, not after
     # pins first: remembered even when there turns out to be nothing to compact yet
-    pinned = (add_pins(transcript, args.pin, args.basedir) if args.pin
-              else load_pins(transcript, args.basedir))
+    state = user_folders(args.basedir).state
+    pinned = add_pins(transcript, args.pin, state) if args.pin else load_pins(transcript, state)
     plan = opened.plan(cut_entry_id=args.cut)
     figures = opened.figures(plan)
     options = _options(args, pinned.entry_ids)

@@ -3,6 +3,8 @@
 Pins are the user's, not the agent's: they are never written into the transcript (pi and
 OpenClaw have no field for them), but into a small sidecar file under ``state/pins/``, one
 per session file, named by a hash of the file's resolved path and holding its session id.
+Every function takes that state folder (the app's, or ``user_folders(--basedir).state``);
+None means the user's own.
 A different session that later takes the same path (a rotated or replaced file) does not
 inherit them: pins recorded for another session id are ignored. Each update is a
 read-modify-write under the sidecar's lock, written atomically.
@@ -45,11 +47,12 @@ def _identity(transcript: Transcript) -> tuple[Path, str | None]:
     return Path(transcript.path).expanduser().resolve(), transcript.session_id
 
 
-def pins_path(transcript: Transcript, basedir: Path | str | None = None) -> Path:
+def pins_path(transcript: Transcript, state_dir: Path | str | None = None) -> Path:
     """The sidecar that holds ``transcript``'s pins (it may not exist yet)."""
     path, _ = _identity(transcript)
     digest = hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:32]
-    return user_folders(basedir).state / "pins" / f"{digest}.json"
+    state = Path(state_dir) if state_dir is not None else user_folders().state
+    return state / "pins" / f"{digest}.json"
 
 
 def _read(sidecar: Path, path: Path, session_id: str | None) -> tuple[str, ...]:
@@ -67,16 +70,16 @@ def _read(sidecar: Path, path: Path, session_id: str | None) -> tuple[str, ...]:
         ids, list) else ()
 
 
-def load_pins(transcript: Transcript, basedir: Path | str | None = None) -> PinSet:
+def load_pins(transcript: Transcript, state_dir: Path | str | None = None) -> PinSet:
     """The remembered pins of ``transcript`` (none when nothing was pinned)."""
     path, sid = _identity(transcript)
-    return PinSet(path, sid, _read(pins_path(transcript, basedir), path, sid))
+    return PinSet(path, sid, _read(pins_path(transcript, state_dir), path, sid))
 
 
-def _update(transcript: Transcript, basedir: Path | str | None,
+def _update(transcript: Transcript, state_dir: Path | str | None,
             change: Callable[[tuple[str, ...]], tuple[str, ...]]) -> PinSet:
     path, sid = _identity(transcript)
-    sidecar = pins_path(transcript, basedir)
+    sidecar = pins_path(transcript, state_dir)
     try:
         sidecar.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -104,21 +107,21 @@ def _known(transcript: Transcript, entry_ids: Iterable[str]) -> tuple[str, ...]:
 
 
 def add_pins(transcript: Transcript, entry_ids: Iterable[str],
-             basedir: Path | str | None = None) -> PinSet:
+             state_dir: Path | str | None = None) -> PinSet:
     """Pin ``entry_ids`` (added to those remembered); an unknown id raises, naming it."""
     ids = _known(transcript, entry_ids)
-    return _update(transcript, basedir, lambda old: old + ids)
+    return _update(transcript, state_dir, lambda old: old + ids)
 
 
 def remove_pins(transcript: Transcript, entry_ids: Iterable[str],
-                basedir: Path | str | None = None) -> PinSet:
+                state_dir: Path | str | None = None) -> PinSet:
     """Unpin ``entry_ids`` (ids that were not pinned are ignored)."""
     gone = set(entry_ids)
-    return _update(transcript, basedir, lambda old: tuple(i for i in old if i not in gone))
+    return _update(transcript, state_dir, lambda old: tuple(i for i in old if i not in gone))
 
 
 def save_pins(transcript: Transcript, entry_ids: Iterable[str],
-              basedir: Path | str | None = None) -> PinSet:
+              state_dir: Path | str | None = None) -> PinSet:
     """Replace the remembered pins with ``entry_ids``."""
     ids = _known(transcript, entry_ids)
-    return _update(transcript, basedir, lambda _old: ids)
+    return _update(transcript, state_dir, lambda _old: ids)
