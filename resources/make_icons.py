@@ -55,6 +55,9 @@ ICONS: dict[str, str] = {
     "mark-overflow": ('<path d="M8 1l7 13H1z" fill="#e0861a"/><path d="M8 6v4" stroke="#fff" '
                       'stroke-width="2" stroke-linecap="round"/><circle cx="8" cy="12" r="1" '
                       'fill="#fff"/>'),
+    "mark-pinned": ('<path d="M5 1.5h6l-1.2 4.2 2.7 3.3h-9l2.7-3.3z" fill="#c0392b"/>'
+                    '<path d="M8 9v5.5" stroke="#c0392b" stroke-width="1.6" '
+                    'stroke-linecap="round"/>'),
     "action-open": ('<path d="M1.5 4h5l1.5 1.5h6.5v8h-13z" fill="none" stroke="#7a8594" '
                     'stroke-width="1.4" stroke-linejoin="round"/>'),
     "action-reload": ('<path d="M13 8a5 5 0 1 1-1.5-3.6M12 1.5v3.5H8.5" fill="none" '

@@ -93,6 +93,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "audit_compaction_in_chain",
     "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",
     "prepare_write", "run_compaction", "tokens_after", "write_prepared",
+    "PinPlace", "PinSet", "SummaryProvenance", "UndoPlan", "add_pins", "audit_edit",
+    "edited_outcome", "load_pins", "place_pins", "plan_undo", "remove_pins", "undo_compaction",
     "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
     "require_writable", "restore_checkpoint", "RestorePlan", "plan_restore", "write_compaction",
     "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",

@@ -5,7 +5,8 @@
 // Input (stdin, JSON): {"files": [{"path": ..., "settings": [{keepRecentTokens,
 // reserveTokens, contextWindow}, ...]}], "resume": [path, ...]}.
 // Output (stdout): one JSON line per file, {"path", "n", "estimates", "runs"}; one per
-// "resume" path, {"resume", "model", "thinkingLevel"}; one per "pairing" path, the rows
+// "resume" path, {"resume", "model", "thinkingLevel"}; one per "summaries" path, the summary
+// each agent's context starts with and the compaction's details; one per "pairing" path, the rows
 // OpenClaw's selectResetKeptEntries keeps of the file's rows (as indices).
 //
 // Only the pinned packages' own functions decide; what this file adds is plumbing (prefixes,
@@ -212,6 +213,19 @@ function stateOf(path) {
   return { state: path, model: ctx.model, thinkingLevel: ctx.thinkingLevel };
 }
 
+function summaryOf(path) {
+  // how each agent reads back the last compaction of a file: the summary message its
+  // context starts with, and the entry's details as pi's own reader keeps them
+  const entries = loadEntries(path);
+  const comps = entries.filter((e) => e.type === "compaction");
+  const text = (m) => (m ? (m.summary ?? m.content ?? null) : null);
+  const pi = piSession.SessionManager.open(path).buildSessionContext().messages;
+  const openclaw = ocSession.buildSessionContext(entries).messages;
+  return { summaries: path, pi: text(pi[0]), piRole: pi[0]?.role ?? null,
+           openclaw: text(openclaw[0]), openclawRole: openclaw[0]?.role ?? null,
+           details: comps.length ? comps[comps.length - 1].details ?? null : null };
+}
+
 const job = JSON.parse(readFileSync(0, "utf8"));
 for (const file of job.files ?? []) {
   let out;
@@ -224,6 +238,7 @@ for (const file of job.files ?? []) {
 }
 for (const path of job.resume ?? []) process.stdout.write(`${JSON.stringify(resumeState(path))}\n`);
 for (const path of job.state ?? []) process.stdout.write(`${JSON.stringify(stateOf(path))}\n`);
+for (const path of job.summaries ?? []) process.stdout.write(`${JSON.stringify(summaryOf(path))}\n`);
 for (const path of job.pairing ?? []) {
   const entries = loadEntries(path);
   const kept = ocPairing.selectResetKeptEntries(entries);

@@ -23,12 +23,15 @@ from .audit.report import AuditReport, audit_compaction, audit_summary
 from .compaction import (
     CompactionOptions,
     CompactionOutcome,
+    audit_edit,
     compaction_record,
+    edited_outcome,
     prepare_write,
     run_compaction,
     tokens_after,
     write_prepared,
 )
+from .contract.pinned import PinPlace, place_pins
 from .contract.templates import IDENTIFIER_POLICIES, IdentifierPolicy
 from .errors import (
     AuditError,
@@ -91,8 +94,11 @@ from .opened import (
 )
 from .persist.checkpoints import CHECKPOINT_MARK, RestorePlan, plan_restore, restore_checkpoint
 from .persist.dry_run import PlannedFile, WritePlan
+from .persist.pins import PinSet, add_pins, load_pins, remove_pins
+from .persist.provenance import SummaryProvenance
 from .persist.store_write import find_store
 from .persist.successor import CompactionRecord, WriteResult, require_writable
+from .persist.undo import UndoPlan, plan_undo, undo_compaction
 from .persist.writer import WRITE_MODES, WriteMode, write_compaction
 from .plan.overflow import is_context_overflow
 from .plan.planner import CompactionPlan, plan_compaction
@@ -180,6 +186,9 @@ __all__ = [
     # the compaction run
     "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",
     "prepare_write", "run_compaction", "tokens_after", "write_prepared",
+    # pins, edited summaries, provenance, undo
+    "PinPlace", "PinSet", "SummaryProvenance", "UndoPlan", "add_pins", "audit_edit",
+    "edited_outcome", "load_pins", "place_pins", "plan_undo", "remove_pins", "undo_compaction",
     # persist
     "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
     "require_writable", "restore_checkpoint", "RestorePlan", "plan_restore", "write_compaction",

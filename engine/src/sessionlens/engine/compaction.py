@@ -24,18 +24,21 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from .audit.quality_loop import QualityOutcome, run_with_quality_loop
+from .audit.quality_loop import QualityAttempt, QualityOutcome, run_with_quality_loop
 from .audit.report import AuditReport, audit_summary
+from .contract.pinned import PinnedText, pinned_texts, with_pinned
 from .contract.templates import IdentifierPolicy
 from .errors import AuditGateError
 from .model import Transcript
 from .persist.dry_run import WritePlan, plan_write
+from .persist.provenance import SummaryProvenance
 from .persist.successor import CompactionRecord, WriteResult
 from .persist.writer import WriteMode, write_compaction
 from .plan.planner import CompactionPlan
 from .secrets import Redactor
 from .summarize.outbound import secret_values
-from .summarize.providers import FallbackChain, Provider, RetryPolicy
+from .summarize.prompts import file_ops_tags
+from .summarize.providers import CompletionUsage, FallbackChain, Provider, RetryPolicy
 from .summarize.runner import CancelCheck, ProgressEvent, SummaryResult, summarize_plan
 from .tokens.estimate import estimate_tokens_from_chars
 
@@ -43,11 +46,14 @@ __all__ = [
     "CompactionOptions",
     "CompactionOutcome",
     "Offload",
+    "audit_edit",
     "compaction_record",
+    "edited_outcome",
     "prepare_write",
     "run_compaction",
     "scrub_summary",
     "tokens_after",
+    "user_summary_outcome",
     "write_prepared",
 ]
 
@@ -72,6 +78,9 @@ class CompactionOptions:
     send_secrets: bool = False
     #: Secret values the user chose to send as they are (the rest stays redacted).
     keep_secrets: frozenset[str] = frozenset()
+    #: Entry ids the user pinned: before the cut their text is carried into the summary
+    #: verbatim (and audited); after it they are kept anyway.
+    pins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +96,14 @@ class CompactionOutcome:
     tokens_after: int
     #: What was scrubbed from the summary before it was audited (kinds, never values).
     scrubbed: tuple[str, ...] = ()
+    #: The pinned texts the summary must carry word for word (scrubbed as the summary is).
+    pinned: tuple[PinnedText, ...] = ()
+    #: Who wrote the summary: generated (provider, model), edited, or the user's own.
+    provenance: SummaryProvenance = SummaryProvenance("generated")
+    #: The options of the run (an edit is audited with the same ones).
+    options: CompactionOptions = CompactionOptions()
+    #: The summary as the provider generated it (set on an edited outcome).
+    generated_summary: str | None = None
 
     @property
     def summary(self) -> str:
@@ -147,6 +164,8 @@ async def run_compaction(
     results: dict[str, SummaryResult] = {}
     scrubbed: dict[str, tuple[str, ...]] = {}
     run_offloaded: Offload[AuditReport] = offload or _in_thread
+    pinned = _scrubbed_pins(transcript, plan, options, known)
+    suffix = file_ops_tags(plan.file_ops)
 
     async def generate(feedback: str | None) -> str:
         instructions = options.instructions
@@ -159,6 +178,8 @@ async def run_compaction(
             on_progress=on_progress, cancel=cancel, retry=retry,
             send_secrets=options.send_secrets, keep_secrets=options.keep_secrets)
         text, kinds = scrub_summary(result.summary, known)
+        # pinned text goes in here, after the model answered: no provider is trusted with it
+        text = with_pinned(text, pinned, options.template, suffix=suffix)
         # The user's own instructions are what the record keeps, not the audit feedback.
         results[text] = replace(result, summary=text, instructions=options.instructions)
         scrubbed[text] = kinds
@@ -174,7 +195,8 @@ async def run_compaction(
             return audit_summary(
                 transcript, summary, summarized_entry_ids=plan.summarized_entry_ids,
                 template=options.template, identifier_policy=options.identifier_policy,
-                custom_identifiers=options.custom_identifiers, entities=entities)
+                custom_identifiers=options.custom_identifiers, entities=entities,
+                pinned=pinned)
 
         report = await run_offloaded(job)
         reports.append(report)
@@ -185,7 +207,83 @@ async def run_compaction(
     result = results[quality.summary]
     return CompactionOutcome(plan=plan, result=result, audit=quality.report, quality=quality,
                              tokens_after=tokens_after(plan, quality.summary),
-                             scrubbed=scrubbed[quality.summary])
+                             scrubbed=scrubbed[quality.summary], pinned=pinned,
+                             provenance=SummaryProvenance(
+                                 "generated", result.provider,
+                                 _provider_kind(providers, result.provider), result.model),
+                             options=options)
+
+
+def _provider_kind(providers: Provider | FallbackChain | Sequence[Provider], name: str) -> str:
+    for p in _provider_list(providers):
+        if p.profile.name == name:
+            return str(p.profile.kind)
+    return ""
+
+
+def _scrubbed_pins(transcript: Transcript, plan: CompactionPlan, options: CompactionOptions,
+                   known: Iterable[str]) -> tuple[PinnedText, ...]:
+    """The pinned texts of the span, scrubbed as the summary will be (a pinned secret is
+    still never written)."""
+    keys = tuple(known)
+    return tuple(replace(p, text=scrub_summary(p.text, keys)[0]) for p in pinned_texts(
+        transcript, plan.summarized_entry_ids, options.pins))
+
+
+def audit_edit(transcript: Transcript, outcome: CompactionOutcome, summary: str) -> AuditReport:
+    """Audit ``summary`` as a replacement for ``outcome``'s: the same span, template,
+    identifier policy and pins (pure; the GUI runs it off its UI thread as the user types)."""
+    o = outcome.options
+    return audit_summary(
+        transcript, summary, summarized_entry_ids=outcome.plan.summarized_entry_ids,
+        template=o.template, identifier_policy=o.identifier_policy,
+        custom_identifiers=o.custom_identifiers, entities=outcome.audit.entities,
+        pinned=outcome.pinned)
+
+
+def edited_outcome(transcript: Transcript, outcome: CompactionOutcome, summary: str, *,
+                   report: AuditReport | None = None,
+                   known_secrets: Iterable[str] = ()) -> CompactionOutcome:
+    """``outcome`` with the user's edit of its summary: scrubbed, audited like the original
+    (``report`` when the caller audited this very text already), provenance "edited"."""
+    known = frozenset(known_secrets) | secret_values(transcript, outcome.plan, [])
+    text, kinds = scrub_summary(summary, known)
+    audited = report if report is not None and text == summary else audit_edit(
+        transcript, outcome, text)
+    generated = outcome.generated_summary if outcome.generated_summary is not None \
+        else outcome.summary
+    origin = outcome.provenance.origin
+    if origin != "user":
+        origin = "generated" if text == generated else "edited"
+    quality = QualityOutcome(text, audited, 1, (QualityAttempt(1, text, audited),))
+    return replace(outcome, result=replace(outcome.result, summary=text), audit=audited,
+                   quality=quality, tokens_after=tokens_after(outcome.plan, text),
+                   scrubbed=kinds, provenance=replace(outcome.provenance, origin=origin),
+                   generated_summary=generated if origin == "edited" else None)
+
+
+def user_summary_outcome(transcript: Transcript, plan: CompactionPlan, summary: str,
+                         options: CompactionOptions = CompactionOptions(), *,
+                         known_secrets: Iterable[str] = ()) -> CompactionOutcome:
+    """An outcome whose summary is the user's own text (``compact --summary-file``): no
+    provider is called; the text is scrubbed of secrets, audited and gated like any other."""
+    known = frozenset(known_secrets) | secret_values(transcript, plan, [])
+    text, kinds = scrub_summary(summary, known)
+    pinned = _scrubbed_pins(transcript, plan, options, known)
+    report = audit_summary(
+        transcript, text, summarized_entry_ids=plan.summarized_entry_ids,
+        template=options.template, identifier_policy=options.identifier_policy,
+        custom_identifiers=options.custom_identifiers, pinned=pinned)
+    result = SummaryResult(
+        text, "user", "", options.template, options.instructions, options.identifier_policy,
+        CompletionUsage(), 0, 0, 0, plan.file_ops, plan.first_kept_entry_id,
+        int(plan.tokens_before), (), tuple(plan.summarize_entry_ids),
+        tuple(plan.turn_prefix_entry_ids), (), bool(plan.is_split_turn))
+    quality = QualityOutcome(text, report, 1, (QualityAttempt(1, text, report),))
+    return CompactionOutcome(plan=plan, result=result, audit=report, quality=quality,
+                             tokens_after=tokens_after(plan, text), scrubbed=kinds,
+                             pinned=pinned, provenance=SummaryProvenance("user"),
+                             options=options)
 
 
 def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
@@ -198,7 +296,8 @@ def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
         provider=result.provider, model=result.model, template=result.template,
         audit_passed=outcome.audit.passed, instructions=result.instructions,
         failed_checks=tuple(c.name for c in outcome.audit.checks if not c.passed),
-        focus_matched=result.focus_matched)
+        focus_matched=result.focus_matched, provenance=outcome.provenance,
+        pinned_entry_ids=tuple(p.entry_id for p in outcome.pinned))
 
 
 def prepare_write(transcript: Transcript, outcome: CompactionOutcome,

@@ -15,7 +15,7 @@ from PySide6.QtGui import QIcon, QPixmap
 ICON_KEYS = (
     "role-user", "role-assistant", "role-tool-call", "role-tool-result", "role-tool-error",
     "role-bash", "role-custom", "type-compaction", "type-branch", "type-setting", "type-label",
-    "type-reset", "type-other", "mark-error", "mark-aborted", "mark-overflow", "action-open",
+    "type-reset", "type-other", "mark-error", "mark-aborted", "mark-overflow", "mark-pinned", "action-open",
     "action-reload", "action-cancel", "action-settings", "action-tree", "action-browser",
     "action-sample", "app",
 )

@@ -24,6 +24,7 @@ from sessionlens.engine.contract.identifiers import (
     extract_identifiers,
     summary_contains,
 )
+from sessionlens.engine.contract.pinned import PinnedText, pinned_missing
 from sessionlens.engine.contract.templates import (
     SUMMARY_MAX_CHARS,
     IdentifierPolicy,
@@ -252,6 +253,18 @@ def _ask_check(summary: str, ask: str | None) -> AuditCheck:
                       ("latest_user_ask_not_reflected",))
 
 
+def _pinned_check(summary: str, pins: Sequence[PinnedText]) -> AuditCheck:
+    """Every text the user pinned before the cut must be in the summary word for word."""
+    missing = pinned_missing(summary, pins)
+    kept = len(pins) - len(missing)
+    detail = f"Pinned text kept verbatim: {kept} of {len(pins)} pinned entries"
+    if not missing:
+        return AuditCheck("pinned", True, detail + ".")
+    return AuditCheck("pinned", False, detail + "; missing word for word: "
+                      + ", ".join(f"entry {m}" for m in missing),
+                      tuple(f"pinned_text_missing:{m}" for m in missing))
+
+
 def _budget_check(summary: str, budget: int | None) -> AuditCheck:
     n = len(summary)
     if budget is None:
@@ -288,6 +301,7 @@ def audit_summary(
     compaction_id: str | None = None,
     from_hook: bool = False,
     entities: Sequence[Identifier] | None = None,
+    pinned: Sequence[PinnedText] = (),
 ) -> AuditReport:
     """Audit ``summary`` as the replacement for ``summarized_entry_ids``.
 
@@ -296,7 +310,8 @@ def audit_summary(
     ``identifier_policy``: "strict" requires every audited identifier, "off" only reports
     them, "custom" audits ``custom_identifiers`` instead of the extracted set.
     ``entities`` is a previous report's ``entities`` for the same span, so auditing several
-    summaries of one span (the quality loop) extracts them once.
+    summaries of one span (the quality loop) extracts them once. ``pinned``: the texts the
+    user pinned before the cut; with any, a "pinned" check fails naming each one missing.
     """
     if identifier_policy not in ("strict", "off", "custom"):
         raise ValueError(f"unknown identifier policy {identifier_policy!r}")
@@ -322,7 +337,7 @@ def audit_summary(
         _errors_check(span_entities, dropped, identifier_policy),
         _ask_check(summary, ask),
         _budget_check(summary, budget_chars),
-    )
+    ) + ((_pinned_check(summary, pinned),) if pinned else ())
     return AuditReport(
         passed=all(c.passed for c in checks),
         checks=checks,

@@ -5,7 +5,9 @@ the same defaults: keep-recent 20,000, a hard boundary only with ``--keep-recent
 is ``compaction.run_compaction``, the write goes through its dry run (real file names, the
 first kept entry the file will hold, tokens after measured on the result) and
 ``write_prepared``, which refuses a summary that failed its audit unless
-``--accept-failed-audit``. A failed or cancelled run writes nothing.
+``--accept-failed-audit``. A failed or cancelled run writes nothing. ``--summary-file S``
+takes the user's own text instead of a provider's (same audit, same gate); ``--pin ID``
+adds to the session's remembered pins (``persist.pins``), which every run carries.
 
 Exit codes: 0 done; 1 an error (stderr says what); 3 the audit failed and ``--write`` was
 refused (the JSON still carries the summary and its audit); 130 interrupted.
@@ -19,7 +21,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from sessionlens.engine.cli.args import positive_int
+from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.cli.args import add_basedir_arg, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines, warn
 from sessionlens.engine.cli.plan_cmd import (
     add_settings_arguments,
@@ -31,6 +34,7 @@ from sessionlens.engine.compaction import (
     CompactionOutcome,
     prepare_write,
     run_compaction,
+    user_summary_outcome,
     write_prepared,
 )
 from sessionlens.engine.errors import (
@@ -42,6 +46,7 @@ from sessionlens.engine.errors import (
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
 from sessionlens.engine.persist.dry_run import WritePlan
+from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
 from sessionlens.engine.persist.writer import WriteMode, check_lock
 from sessionlens.engine.plan.planner import CompactionPlan
@@ -110,6 +115,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--send-secrets", action="store_true",
                    help="send secrets found in the transcript to the provider as they are "
                         "(default: each is replaced by a [REDACTED:kind#n] placeholder)")
+    p.add_argument("--summary-file", type=Path, metavar="S",
+                   help="use the text of S as the summary (no provider is called); it is "
+                        "audited and gated like a generated one")
+    p.add_argument("--pin", action="append", metavar="ENTRY_ID",
+                   help="pin an entry (repeatable; remembered for this session): before the "
+                        "cut its text is carried into the summary verbatim and audited")
+    add_basedir_arg(p)
     p.add_argument("--preview", action="store_true",
                    help="print exactly what would be sent to the model and exit (no model "
                         "call, nothing written)")
@@ -162,14 +174,25 @@ class _Bar:
             sys.stderr.write("\n")
 
 
-async def _run(args: argparse.Namespace, transcript: Transcript, plan: CompactionPlan,
-               providers: list[Provider], bar: _Bar, secrets: list[str]) -> CompactionOutcome:
-    options = CompactionOptions(
+def _options(args: argparse.Namespace, pins: tuple[str, ...]) -> CompactionOptions:
+    return CompactionOptions(
         instructions=args.instructions, template=args.template,
         identifier_policy=args.identifier_policy,
         custom_identifier_instructions=args.identifier_instructions,
         custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries,
-        send_secrets=args.send_secrets)
+        send_secrets=args.send_secrets, pins=pins)
+
+
+def _read_summary_file(path: Path) -> str:
+    try:
+        return path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the summary file: {exc}") from exc
+
+
+async def _run(args: argparse.Namespace, transcript: Transcript, plan: CompactionPlan,
+               providers: list[Provider], bar: _Bar, secrets: list[str],
+               options: CompactionOptions) -> CompactionOutcome:
     try:
         return await run_compaction(transcript, plan, providers, options, on_progress=bar,
                                     retry=RETRY_POLICY, known_secrets=secrets)
@@ -227,22 +250,30 @@ def run(args: argparse.Namespace) -> int:
     transcript = opened.transcript
     if args.write != "none" and not args.preview:
         check_lock(transcript.path)  # refuse before spending a model call, not after
+    # pins first: remembered even when there turns out to be nothing to compact yet
+    state = user_folders(args.basedir).state
+    pinned = add_pins(transcript, args.pin, state) if args.pin else load_pins(transcript, state)
     plan = opened.plan(cut_entry_id=args.cut)
     figures = opened.figures(plan)
+    options = _options(args, pinned.entry_ids)
     providers: list[Provider] = [build_provider(profile)]
     if args.preview:
         return _preview(args, transcript, plan, providers)
-    if args.fallback_offline and args.provider != "offline":
-        providers.append(OfflineProvider())
-    key = profile.read_key()
-    bar = _Bar()
-    try:
-        import asyncio  # only this subcommand needs an event loop
+    if args.summary_file is not None:  # the user's own text: no provider, same audit
+        outcome = user_summary_outcome(transcript, plan, _read_summary_file(args.summary_file),
+                                       options)
+    else:
+        if args.fallback_offline and args.provider != "offline":
+            providers.append(OfflineProvider())
+        key = profile.read_key()
+        bar = _Bar()
+        try:
+            import asyncio  # only this subcommand needs an event loop
 
-        outcome = asyncio.run(_run(args, transcript, plan, providers, bar,
-                                   [key] if key else []))
-    finally:
-        bar.close()
+            outcome = asyncio.run(_run(args, transcript, plan, providers, bar,
+                                       [key] if key else [], options))
+        finally:
+            bar.close()
     result, report = outcome.result, outcome.audit
     mode: WriteMode = "successor" if args.write == "none" else args.write
     prepared, no_dry_run = _dry_run(transcript, outcome, mode, args.keep_retry_copies)
@@ -293,6 +324,12 @@ def run(args: argparse.Namespace) -> int:
             {"entry_id": c.entry_id, "line": c.line, "kept_entry_id": c.kept_entry_id,
              "reply_entry_ids": list(c.reply_entry_ids), "outcome": c.outcome,
              "gap_ms": c.gap_ms, "chars": c.chars, "preview": c.preview} for c in dropped],
+        "summary_source": "file" if args.summary_file is not None else "provider",
+        "provenance": outcome.provenance.as_details(),
+        "pinned": {"entry_ids": list(pinned.entry_ids),
+                   "in_summary": [p.entry_id for p in outcome.pinned],
+                   "kept_after_cut": [i for i in pinned.entry_ids
+                                      if i not in outcome.summarized_entry_ids]},
         "provider": result.provider, "model": result.model, "template": result.template,
         "identifier_policy": result.identifier_policy,
         "instructions": result.instructions, "focus_applied": result.focus_matched,

@@ -84,6 +84,11 @@ def _focus_note(d: dict[str, Any]) -> str:
     return " (applied)" if applied else ""
 
 
+def _provenance(d: dict[str, Any]) -> str:
+    made = d.get("provenance")
+    return str(made["label"]) if isinstance(made, dict) else "provenance not recorded"
+
+
 def render_markdown(d: dict[str, Any]) -> str:
     a = d["audit"]
     fence = md_fence(d["summary"]["text"])
@@ -96,6 +101,7 @@ def render_markdown(d: dict[str, Any]) -> str:
         f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']} entries)",
         f"- Summary sha256: `{d['summary']['sha256']}` ({d['summary']['chars']} characters)",
         f"- Provider / model: {d['provider'] or 'not recorded'} / {d['model'] or 'not recorded'}",
+        f"- Summary: {_provenance(d)}",
         f"- Template: {d['template']} (detected: {a['detected_template']})",
         f"- Identifier policy: {a['identifier_policy']}",
         f"- Created: {d['created_at']}; schema version {d['schema_version']}",
@@ -149,7 +155,7 @@ def render_html(d: dict[str, Any]) -> str:
         ("Covered entries", f"{d['covered']['first_entry_id'] or '-'} .. "
                             f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']})"),
         ("Summary sha256", d["summary"]["sha256"]), ("Provider", d["provider"]),
-        ("Model", d["model"]), ("Template", f"{d['template']} (detected: {a['detected_template']})"),
+        ("Model", d["model"]), ("Summary", _provenance(d)), ("Template", f"{d['template']} (detected: {a['detected_template']})"),
         ("Identifier policy", a["identifier_policy"]), ("Instructions", (d["instructions"] + _focus_note(d)) if d["instructions"] else ""),
         ("Settings", json.dumps(d["settings"], ensure_ascii=False)),
         ("Created", d["created_at"]), ("Schema version", d["schema_version"]),

@@ -25,6 +25,7 @@ from sessionlens.engine.audit.recorded import audit_compaction_in_chain
 from sessionlens.engine.audit.report import AuditReport, ClassCoverage
 from sessionlens.engine.errors import ExportError, PersistError
 from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.persist.provenance import SummaryProvenance, entry_provenance
 from sessionlens.engine.secrets import find_secrets, redact
 
 __all__ = [
@@ -78,6 +79,8 @@ class ExportBundle:
     schema_version: int = EXPORT_SCHEMA_VERSION
     compaction_id: str | None = None
     session_id: str | None = None
+    #: Who wrote the summary (generated, edited, the user's own); None when not recorded.
+    provenance: SummaryProvenance | None = None
 
     @property
     def coverage(self) -> tuple[ClassCoverage, ...]:
@@ -113,7 +116,8 @@ def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
                 provider: str | None = None, model: str | None = None, template: str = "",
                 instructions: str = "", settings: Mapping[str, Any] | None = None,
                 created_at: str | None = None, source_sha256: str | None = None,
-                focus_applied: bool | None = None) -> ExportBundle:
+                focus_applied: bool | None = None,
+                provenance: SummaryProvenance | None = None) -> ExportBundle:
     """Assemble a bundle; hashes the source file unless ``source_sha256`` is given."""
     ids = report.summarized_entry_ids
     source = f"{transcript.path.name}" + (f", compaction {report.compaction_id}" if report.compaction_id else "")
@@ -136,6 +140,7 @@ def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
         created_at=created_at or datetime.now(UTC).isoformat(timespec="seconds"),
         compaction_id=report.compaction_id,
         session_id=transcript.session_id,
+        provenance=provenance,
     )
 
 
@@ -180,7 +185,8 @@ def bundle_for_compaction(transcript: Transcript, compaction_id: str | None = No
                        provider=_text(own.get("provider")), model=_text(own.get("model")),
                        instructions=_text(own.get("instructions")) or "", settings=settings,
                        focus_applied=applied if isinstance(applied := own.get("focusApplied"),
-                                                           bool) else None)
+                                                           bool) else None,
+                       provenance=entry_provenance(transcript, entry))
 
 
 def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
@@ -202,6 +208,8 @@ def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
         "template": bundle.template,
         "instructions": bundle.instructions,
         "focus_applied": bundle.focus_applied,
+        "provenance": None if bundle.provenance is None else {
+            **bundle.provenance.as_details(), "label": bundle.provenance.label},
         "settings": scrub_secrets(dict(bundle.settings)),
         "audit": {
             "passed": r.passed,

@@ -31,6 +31,7 @@ from sessionlens.engine.model import (
     ToolCallBlock,
     Transcript,
 )
+from sessionlens.engine.persist.provenance import entry_provenance
 from sessionlens.engine.secrets import find_secrets, redact
 
 from .render import HTML_CSS, html_head, md_fence
@@ -119,9 +120,11 @@ def _other_text(entry: Entry) -> str:
     return entry.summary or "\n".join(b.text for b in entry.content if isinstance(b, TextBlock))
 
 
-def _boundary_facts(entry: Entry) -> str:
+def _boundary_facts(transcript: Transcript, entry: Entry) -> str:
     before = entry.tokens_before if entry.tokens_before is not None else "not recorded"
-    return f"Tokens before: {before}; first kept entry: {entry.first_kept_entry_id or 'none'}"
+    made = entry_provenance(transcript, entry)
+    return (f"Tokens before: {before}; first kept entry: {entry.first_kept_entry_id or 'none'}"
+            f"; summary {made.label if made is not None else 'provenance not recorded'}")
 
 
 def _audit_line(report: AuditReport) -> str:
@@ -177,7 +180,7 @@ def render_transcript_markdown(transcript: Transcript,
     for entry in _entries(transcript):
         if entry.type == "compaction":
             lines += ["---", "", f"## Compaction {entry.id} ({entry.timestamp or 'no time'})", "",
-                      _boundary_facts(entry), ""]
+                      _boundary_facts(transcript, entry), ""]
             if entry.id in audits:
                 lines += [_audit_line(audits[entry.id]), ""]
             lines += ["Summary:", ""] + _md_block(scrub(entry.summary or "")) + ["", "---", ""]
@@ -241,7 +244,7 @@ def render_transcript_html(transcript: Transcript,
         if entry.type == "compaction":
             out += [f'<section class="boundary" id="e-{_e(entry.id)}">',
                     f"<h2>Compaction {_e(entry.id)} ({_e(entry.timestamp or 'no time')})</h2>",
-                    f"<p>{_e(_boundary_facts(entry))}</p>"]
+                    f"<p>{_e(_boundary_facts(transcript, entry))}</p>"]
             if entry.id in audits:
                 out.append(f"<p>{_e(_audit_line(audits[entry.id]))}</p>")
             out += [f"<details open><summary>Summary</summary><pre>{_e(scrub(entry.summary or ''))}"

@@ -50,6 +50,7 @@ from .lines import (
 )
 from .names import WriteNames, choose_names
 from .relink import depth_first, kept_ancestor, new_parents
+from .provenance import PROVENANCE_KEY, SummaryProvenance
 from .retry_storms import RetryCopy, find_retry_copies
 
 __all__ = [
@@ -92,6 +93,10 @@ class CompactionRecord:
     drop_retry_copies: bool = True
     #: Whether the focus instructions matched anything (see ``SummaryResult.focus_matched``).
     focus_matched: bool | None = None
+    #: Who wrote the summary (recorded under ``details``; None records nothing).
+    provenance: SummaryProvenance | None = None
+    #: The user's pins the summary carries (ids), and the checkpoint the write takes.
+    pinned_entry_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +138,11 @@ class SuccessorContent:
 
 
 def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id: str | None,
-                           timestamp: str, first_kept_entry_id: str | None = None
-                           ) -> dict[str, Any]:
-    """The v3 ``compaction`` entry; SessionLens's own facts sit under ``sessionlens``."""
+                           timestamp: str, first_kept_entry_id: str | None = None,
+                           checkpoint_name: str | None = None) -> dict[str, Any]:
+    """The v3 ``compaction`` entry; SessionLens's own facts sit under ``sessionlens`` (with
+    the name of the checkpoint taken before the write, so an undo finds it), who wrote the
+    summary under ``details`` (see ``provenance``)."""
     first_kept = first_kept_entry_id or record.first_kept_entry_id or entry_id
     own: dict[str, Any] = {"provider": record.provider, "model": record.model,
                            "template": record.template, "auditPassed": record.audit_passed}
@@ -147,14 +154,27 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
         own["auditFailed"] = list(record.failed_checks)
     if record.focus_matched is not None:
         own["focusApplied"] = record.focus_matched
+    if record.pinned_entry_ids:
+        own["pinned"] = list(record.pinned_entry_ids)
+    if checkpoint_name:
+        own["checkpoint"] = checkpoint_name
+    details: dict[str, Any] = {"readFiles": list(record.file_ops.read_files),
+                               "modifiedFiles": list(record.file_ops.modified_files)}
+    if record.provenance is not None:
+        details[PROVENANCE_KEY] = record.provenance.as_details()
     return {
         "type": "compaction", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
         "summary": record.summary, "firstKeptEntryId": first_kept,
         "tokensBefore": record.tokens_before,
-        "details": {"readFiles": list(record.file_ops.read_files),
-                    "modifiedFiles": list(record.file_ops.modified_files)},
+        "details": details,
         "sessionlens": own,
     }
+
+
+def _checkpoint_name(transcript: Transcript, names: WriteNames) -> str:
+    from .checkpoints import checkpoint_path_for  # it imports this module
+
+    return checkpoint_path_for(transcript, names.checkpoint_id).name
 
 
 def require_writable(transcript: Transcript) -> None:
@@ -309,7 +329,8 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
     lines.extend(dump_line(row) for row in restore)
     parent = restore[-1]["id"] if restore else leaf
     entry = build_compaction_entry(record, entry_id=comp_id, parent_id=parent, timestamp=stamp,
-                                   first_kept_entry_id=first_kept)
+                                   first_kept_entry_id=first_kept,
+                                   checkpoint_name=_checkpoint_name(transcript, names))
     lines.append(dump_line(entry))
     return SuccessorContent(names.successor_file_name, session_id, tuple(lines), comp_id,
                             first_kept, frozenset(removed), dropped_retry_copies=copies,
@@ -336,7 +357,8 @@ def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord
     taken.add(comp_id)
     first_kept = record.first_kept_entry_id or comp_id
     entry = build_compaction_entry(record, entry_id=comp_id, parent_id=transcript.leaf_id,
-                                   timestamp=names.timestamp, first_kept_entry_id=first_kept)
+                                   timestamp=names.timestamp, first_kept_entry_id=first_kept,
+                                   checkpoint_name=_checkpoint_name(transcript, names))
     sep = b"" if not data or data.endswith(b"\n") else b"\n"
     return data + sep + dump_line(entry) + b"\n", comp_id, first_kept
 

@@ -235,6 +235,8 @@ class AuditPanel(QWidget):
             "%2", record.result.provider).replace("%3", record.result.model or "-")
         if record.rerun_of:
             label += self.tr(", re-run of compaction %1").replace("%1", record.rerun_of)
+        if record.outcome.provenance.origin != "generated":
+            label += self.tr(", summary %1").replace("%1", record.outcome.provenance.label)
         self.show_report(record.report, label, source=record.transcript.path.name)
 
     def show_report(self, report: AuditReport | None, label: str = "", *, source: str = "") -> None:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from sessionlens.gui.compaction.controller import CompactionController
     from sessionlens.gui.compaction.run import RunOptions, RunRecord
 
-MODES = ("previous", "source", "ab", "recorded")
+MODES = ("previous", "source", "ab", "recorded", "edited")
 _BATCH = 200
 #: The source text is marked and laid out on the UI thread: show at most this much of it.
 SOURCE_LIMIT = 60_000
@@ -66,7 +66,8 @@ class CompareView(QWidget):
         titles = (self.tr("New summary vs previous summary"),
                   self.tr("New summary vs the text it replaces"),
                   self.tr("A/B: the last two runs"),
-                  self.tr("Re-run vs what the compaction recorded"))
+                  self.tr("Re-run vs what the compaction recorded"),
+                  self.tr("Generated summary vs your edit"))
         for key, text in zip(MODES, titles, strict=True):
             self.mode.addItem(text, key)
         self.mode.currentIndexChanged.connect(lambda _i: self.refresh())
@@ -151,6 +152,13 @@ class CompareView(QWidget):
             a = runs[0]
             return (self.tr("A: run %1").replace("%1", str(a.number)), a.result.summary,
                     self.tr("B: run %1").replace("%1", str(rec.number)), new, False)
+        if key == "edited":
+            generated = rec.outcome.generated_summary
+            if generated is None:
+                return self.tr("(edit the summary in the Compaction tab first)"), "", \
+                    title_new, new, False
+            return (self.tr("Run %1 as generated").replace("%1", str(rec.number)), generated,
+                    self.tr("Your edit (recorded as \"edited\")"), new, False)
         if key == "recorded":
             if rec.rerun_of is None:
                 return self.tr("(re-run a recorded compaction first)"), "", title_new, new, False
@@ -199,7 +207,9 @@ class CompareView(QWidget):
         self.counts.setText(text)
 
     # internals -----------------------------------------------------------------------------------
-    def _on_audit(self, _record: RunRecord) -> None:
+    def _on_audit(self, record: RunRecord) -> None:
+        if record.outcome.generated_summary is not None and self.mode.currentData() == "previous":
+            self.set_mode("edited")  # an edit: show what the user changed
         self.refresh()
         self._fill_ab()
 

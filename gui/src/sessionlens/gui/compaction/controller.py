@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         WritePlan,
         WriteResult,
     )
+    from sessionlens.gui.compaction.pins import PinController
     from sessionlens.gui.session_controller import SessionController
     from sessionlens.gui.tasks import CancelCheck, Progress, TaskRunner
 
@@ -103,6 +104,8 @@ class CompactionController(QObject):
         self._future: asyncio.Future[Any] | None = None
         self._run_id = 0
         self._numbers = 0
+        #: The session's pins (set by ``mount``); every run carries them.
+        self.pins: PinController | None = None
         session.plan_ready.connect(self.plan_ready.emit)
         session.plan_failed.connect(self.plan_failed.emit)
 
@@ -186,8 +189,10 @@ class CompactionController(QObject):
         figures = self._session.figures if plan is self._session.plan else None
         # the engine redacts every request to a model provider (the secrets the user chose
         # in the preview to send as they are excepted) and scrubs the summary before it lands
+        pins = self.pins.ids if self.pins is not None else ()
         coro = run_compaction(
-            t, plan, provider, dataclasses.replace(options.engine_options(), keep_secrets=keep),
+            t, plan, provider, dataclasses.replace(options.engine_options(), keep_secrets=keep,
+                                                   pins=pins),
             on_progress=lambda e: self._on_event(run_id, e), retry=self._retry,
             offload=self._tasks.offload, known_secrets=[key] if key else [])
         self.options = options
@@ -247,6 +252,13 @@ class CompactionController(QObject):
         kept = [r for r in self.runs if r is not replaced or replaced.number != record.number]
         self.runs = deque((*kept, record) if record not in kept else kept, maxlen=2)
 
+    def _swap(self, record: RunRecord) -> RunRecord:
+        """``record`` replaces the current run (same number) here and in the A/B pair."""
+        self.current = record
+        self.runs = deque((record if r.number == record.number else r for r in self.runs),
+                          maxlen=2)
+        return record
+
     def _prepare_writes(self, record: RunRecord) -> None:
         """The engine's dry run for each write mode, off the UI thread."""
         t, outcome = record.transcript, record.outcome
@@ -270,15 +282,23 @@ class CompactionController(QObject):
 
         def done(plans: dict[str, WritePlan | str]) -> None:
             if self.current is not None and self.current.number == record.number:
-                prepared = dataclasses.replace(self.current, write_plans=plans)
-                self.current = prepared
-                self.runs = deque((prepared if r.number == record.number else r
-                                   for r in self.runs), maxlen=2)
+                prepared = self._swap(dataclasses.replace(self.current, write_plans=plans))
                 self.writes_ready.emit(prepared)
                 self.runs_changed.emit()
 
         self._tasks.run(job, on_done=done, group="write-plan",
                         on_error=lambda e: self.write_failed.emit(describe_error(e)))
+
+    # editing the summary (``compaction.edit`` audits the edit) ------------------------------------
+    def replace_current(self, record: RunRecord) -> None:
+        """Make ``record`` (the current run with the user's edit and its audit) current;
+        the write is prepared again, so Accept writes the edited text."""
+        if self.current is None or self.current.number != record.number:
+            return
+        record = self._swap(dataclasses.replace(record, write_plans={}))
+        self.audit_ready.emit(record)
+        self.runs_changed.emit()
+        self._prepare_writes(record)
 
     # re-running a recorded compaction --------------------------------------------------------------
     def rerun_compaction(self, compaction_id: str, options: RunOptions) -> None:
@@ -393,7 +413,8 @@ class CompactionController(QObject):
             bundle = make_bundle(rec.transcript, rec.result.summary, report,
                                  provider=rec.result.provider, model=rec.result.model,
                                  template=rec.result.template,
-                                 instructions=rec.result.instructions, settings=settings)
+                                 instructions=rec.result.instructions, settings=settings,
+                                 provenance=rec.outcome.provenance)
             return Path(export_summary(bundle, fmt, out))
 
         self._tasks.run(job, on_done=lambda p: self.exported.emit(str(p)),

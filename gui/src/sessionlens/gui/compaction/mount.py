@@ -15,7 +15,9 @@ from PySide6.QtCore import QCoreApplication, QObject
 from sessionlens.gui.compaction.audit_panel import AuditPanel
 from sessionlens.gui.compaction.compare_view import CompareView
 from sessionlens.gui.compaction.controller import CompactionController
+from sessionlens.gui.compaction.edit import SummaryEditor
 from sessionlens.gui.compaction.panel import CompactionPanel
+from sessionlens.gui.compaction.pins import PinController, install_timeline_pins
 from sessionlens.gui.compaction.prefs import CompactionPrefs
 from sessionlens.gui.settings.profiles import load_profiles
 
@@ -37,6 +39,8 @@ class CompactionParts:
     panel: CompactionPanel
     compare: CompareView
     audit: AuditPanel
+    pins: PinController
+    editor: SummaryEditor
 
 
 def _tr(text: str) -> str:
@@ -52,10 +56,14 @@ def build_compaction(session: SessionController, tasks: TaskRunner, paths: AppPa
                                 parent=parent)
     panel = CompactionPanel(comp, CompactionPrefs(paths.settings_file),
                             lambda: load_profiles(paths.profiles_file))
+    pins = PinController(session, tasks, paths.state_dir, parent=comp)
+    comp.pins = pins
+    editor = SummaryEditor(comp, tasks, parent=comp)
+    panel.attach_editing(pins, editor)
     compare = CompareView(comp, panel.options)
     audit = AuditPanel(comp)
     audit.entry_activated.connect(session.select)
-    return CompactionParts(comp, panel, compare, audit)
+    return CompactionParts(comp, panel, compare, audit, pins, editor)
 
 
 def mount_compaction(window: MainWindow, session: SessionController, tasks: TaskRunner,
@@ -67,4 +75,5 @@ def mount_compaction(window: MainWindow, session: SessionController, tasks: Task
     window.add_workbench_tab(parts.panel, _tr("Compaction"))
     window.add_workbench_tab(parts.compare, _tr("Compare"))
     window.add_workbench_tab(parts.audit, _tr("Audit"))
+    install_timeline_pins(window.timeline, parts.pins)
     return parts

@@ -45,7 +45,9 @@ if TYPE_CHECKING:
         WriteMode,
         WriteResult,
     )
+    from sessionlens.gui.compaction.edit import EditableSummary, SummaryEditor
     from sessionlens.gui.compaction.outbound import OutboundPreview
+    from sessionlens.gui.compaction.pins import PinController
     from sessionlens.gui.compaction.prefs import CompactionPrefs
 
 #: (preview, parent) -> secrets to keep, or None when the user cancels.
@@ -118,6 +120,15 @@ class CompactionPanel(QWidget):
         self.usage = QLabel()
         self.summary = QPlainTextEdit(readOnly=True)
         self.summary.setPlaceholderText(self.tr("The new summary appears here."))
+        self.summary.setObjectName("summaryEditor")
+        #: Set by ``attach_editing``: edits are audited as the user types.
+        self.editor: SummaryEditor | None = None
+        self.editing: EditableSummary | None = None
+        self.edit_state = QLabel()
+        self.edit_state.setWordWrap(True)
+        self.edit_state.setObjectName("editState")
+        self.revert_button = QPushButton(self.tr("Revert to generated"))
+        self.revert_button.setVisible(False)
         self.accept_button = QPushButton(self.tr("Accept…"))
         self.discard_button = QPushButton(self.tr("Discard"))
         self.undo_button = QPushButton(self.tr("Undo last write"))
@@ -148,6 +159,7 @@ class CompactionPanel(QWidget):
         for w in (self.form, plan):
             ll.addWidget(w)
         ll.addStretch(1)
+        self._left = ll
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(left)
@@ -174,6 +186,10 @@ class CompactionPanel(QWidget):
         res.addLayout(row)
         res.addLayout(exports)
         res.addWidget(self.status)
+        edit_row = QHBoxLayout()
+        edit_row.addWidget(self.edit_state, 1)
+        edit_row.addWidget(self.revert_button)
+        res.addLayout(edit_row)
         res.addWidget(self.summary, 1)
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(scroll)
@@ -215,6 +231,30 @@ class CompactionPanel(QWidget):
         c.exported.connect(lambda p: self._set_status(self.tr("Exported to %1").replace("%1", p)))
         c.export_failed.connect(lambda m: self._set_status(self.tr("Export failed: %1").replace("%1", m)))
 
+    # pins and editing ------------------------------------------------------------------------
+    def attach_editing(self, pins: PinController, editor: SummaryEditor) -> None:
+        """Show the session's pins, and make the summary editable after a run, each edit
+        audited as the user types (``compaction.edit``)."""
+        from sessionlens.gui.compaction.edit import EditableSummary
+        from sessionlens.gui.compaction.pins import PinList
+
+        self.pin_list = PinList(pins, self.c.session)
+        box = QGroupBox(self.tr("Pinned entries (kept verbatim through compaction)"))
+        QVBoxLayout(box).addWidget(self.pin_list)
+        self._left.insertWidget(self._left.count() - 1, box)
+        self.editor = editor
+        self.editing = EditableSummary(self.summary, self.edit_state, self.revert_button,
+                                       self.c, editor, self)
+        self.editing.busy_changed.connect(self._update_buttons)
+
+    def _fill_summary(self, record: RunRecord | None) -> None:
+        if self.editing is not None:
+            self.editing.show_run(record)
+        elif record is None:
+            self.summary.clear()
+        else:
+            self.summary.setPlainText(record.result.summary)
+
     # options ---------------------------------------------------------------------------------
     def options(self) -> RunOptions:
         """The panel's current choices."""
@@ -247,7 +287,7 @@ class CompactionPanel(QWidget):
 
     def accept_run(self) -> None:
         record, t = self.c.current, self.c.transcript
-        if record is None or t is None or not self.c.can_accept():
+        if record is None or t is None or not self.c.can_accept() or self._editing_busy():
             return
         choice = self._confirm_accept(record, t, self)
         if choice is not None:
@@ -314,7 +354,7 @@ class CompactionPanel(QWidget):
     def _on_finished(self, record: RunRecord) -> None:
         self.progress.setRange(0, 1)
         self.progress.setValue(1)
-        self.summary.setPlainText(record.result.summary)
+        self._fill_summary(record)
         extra = self.tr("; %1 secret(s) redacted on the way out").replace(
             "%1", str(record.redactions)) if record.redactions else ""
         self._set_status(self.tr("Summary ready (%1 characters; %L1 %2 → %L2 %3)%4.").replace(
@@ -347,7 +387,7 @@ class CompactionPanel(QWidget):
         names = "\n".join(str(p) for p in result.written)
         self._set_status(self.tr("Written:\n%1\nThe timeline now shows the new state.")
                          .replace("%1", names))
-        self.summary.clear()
+        self._fill_summary(None)
         self._update_buttons()
 
     def _on_undone(self, result: WriteResult) -> None:
@@ -356,7 +396,7 @@ class CompactionPanel(QWidget):
         self._update_buttons()
 
     def _on_discarded(self) -> None:
-        self.summary.clear()
+        self._fill_summary(None)
         self._set_status(self.tr("Discarded; nothing was written."))
         self._update_buttons()
 
@@ -366,6 +406,9 @@ class CompactionPanel(QWidget):
         self.stage.setText(message)
         self._set_status(message)
         self._update_buttons()
+
+    def _editing_busy(self) -> bool:
+        return self.editing is not None and self.editing.busy
 
     def _set_status(self, text: str) -> None:
         self.status.setText(text)
@@ -377,7 +420,8 @@ class CompactionPanel(QWidget):
         self.run_button.setEnabled(not running and c.plan is not None)
         self.cancel_button.setEnabled(running)
         prepared = c.current is not None and bool(c.current.write_plans)
-        self.accept_button.setEnabled(not running and audited and prepared and c.can_accept())
+        self.accept_button.setEnabled(not running and audited and prepared and c.can_accept()
+                                      and not self._editing_busy())
         self.discard_button.setEnabled(not running and c.current is not None)
         self.undo_button.setEnabled(not running and c.last_write is not None)
         for b in self.export_buttons.values():

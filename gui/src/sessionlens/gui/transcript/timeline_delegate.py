@@ -24,6 +24,8 @@ class TimelineDelegate(QStyledItemDelegate):
     def __init__(self, parent: object = None) -> None:
         super().__init__(parent)  # type: ignore[arg-type]
         self._height = 0
+        #: Entry ids the user pinned (drawn with a pin glyph; set by ``compaction.pins``).
+        self.pinned: frozenset[str] = frozenset()
 
     def sizeHint(self, option: QStyleOptionViewItem,
                  index: QModelIndex | QPersistentModelIndex) -> QSize:
@@ -72,6 +74,10 @@ class TimelineDelegate(QStyledItemDelegate):
             w = fm.horizontalAdvance(text)
             p.drawText(QRect(right - w, r.top(), w, r.height()), Qt.AlignmentFlag.AlignVCenter, text)
             right -= w + 8
+        if row.entry_id in self.pinned:
+            icon("mark-pinned").paint(p, QRect(right - 16, r.top() + (r.height() - 16) // 2,
+                                               16, 16))
+            right -= 20
         for flag, key in ((Mark.OVERFLOW, "mark-overflow"), (Mark.ERROR, "mark-error"),
                           (Mark.ABORTED, "mark-aborted"), (Mark.LABELLED, "type-label"),
                           (Mark.BRANCH_POINT, "type-branch")):
