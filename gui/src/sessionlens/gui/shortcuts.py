@@ -24,6 +24,7 @@ NEXT_ENTRY: Key = "Ctrl+J"
 PREV_ENTRY: Key = "Ctrl+K"
 RESET_CUT: Key = "Ctrl+R"
 SEARCH_SESSIONS: Key = "Ctrl+Shift+F"
+WORKBENCH_FOCUS: Key = "Ctrl+Shift+W"
 
 ALL: dict[str, Key] = {name: value for name, value in globals().items()
                        if name.isupper() and name != "ALL"}
