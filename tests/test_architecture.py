@@ -98,7 +98,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "CHECKPOINT_MARK", "CompactionRecord", "WRITE_MODES", "WriteMode", "WriteResult", "atomic_write_text", "find_store",
     "require_writable", "restore_checkpoint", "RestorePlan", "plan_restore", "write_compaction",
     "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
-    "export_transcript",
+    "export_transcript", "bundle_for_compaction",
     "BranchOutline", "CompactionForensics", "DiffEntry", "DriftReport", "Lineage",
     "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",
     "analyze_drift", "branch_outline", "build_chain", "build_lineage",

@@ -57,6 +57,7 @@ from .errors import (
 from .export.summary import (
     EXPORT_FORMATS,
     ExportFormat,
+    bundle_for_compaction,
     export_schema,
     export_summary,
     make_bundle,
@@ -196,7 +197,7 @@ __all__ = [
     "user_folders",
     # export
     "EXPORT_FORMATS", "ExportFormat", "export_schema", "export_summary", "make_bundle",
-    "export_transcript",
+    "export_transcript", "bundle_for_compaction",
     # lineage
     "BranchOutline", "CompactionForensics", "DiffEntry", "DriftReport", "Lineage",
     "LineageDiff", "LineageNode", "OutlineNode", "SummaryPoint", "analyze_compactions",

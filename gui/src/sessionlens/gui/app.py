@@ -1,7 +1,10 @@
 """Composition root: parse the command line, build paths, prefs, tasks, controller, window.
 
-Also runs ``--screenshot OUT.png [FILE]``: open the file (or the bundled sample), wait until
-loading, counting and planning have settled, grab the window and exit. Nothing here holds
+Also runs ``--screenshot OUT.png [--size WxH] [--view NAME] [FILE]``: open the file (or the
+bundled sample), wait until loading, counting and planning have settled, show the view NAME
+(a workbench tab found by its title), grab the window and exit. For the compaction, audit and
+compare views of a file with compactions, the latest recorded compaction is selected and
+re-run with the panel's (offline) options first, so the view shows a summary and its audit. Nothing here holds
 domain logic; this module only decides what is created, in which order, and with what.
 """
 
@@ -20,14 +23,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import qasync
+    from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QApplication, QWidget
 
     from .compaction.mount import CompactionParts
+    from .export_flow import ExportActions
     from .lineage.mount import LineageParts
     from .main_window import MainWindow
     from .memory.mount import MemoryParts
     from .paths import AppPaths
-    from .prefs import Prefs
+    from .prefs import Prefs, Theme
     from .pruning.mount import PruningParts
     from .search.mount import SearchParts
     from .session_controller import SessionController
@@ -36,6 +41,11 @@ if TYPE_CHECKING:
 
 #: Give up on a screenshot after this long (ms) rather than hang a script.
 SCREENSHOT_TIMEOUT_MS = 180_000
+#: ``--view`` names and the workbench tab each one shows (timeline: the inspect page).
+VIEWS: dict[str, str] = {"timeline": "Message", "compaction": "Compaction", "audit": "Audit",
+                         "compare": "Compare", "lineage": "Lineage", "memory": "Memory"}
+#: Views that show a run: the screenshot re-runs the latest recorded compaction first.
+RUN_VIEWS = frozenset({"compaction", "audit", "compare"})
 APP_ID = "dev.sessionlens.SessionLens"
 
 
@@ -46,6 +56,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--screenshot", type=Path, metavar="OUT.png",
                    help="render the main window on FILE (or the sample), write a PNG and exit")
     p.add_argument("--size", default="1500x940", help="window size for --screenshot (WxH)")
+    p.add_argument("--view", choices=tuple(VIEWS), default="timeline", metavar="NAME",
+                   help="view for --screenshot: " + ", ".join(VIEWS) + " (default: timeline)")
     p.add_argument("--theme", choices=("system", "light", "dark"), help="override the theme")
     return p.parse_args(list(argv))
 
@@ -74,6 +86,8 @@ class AppContext:
     trace: TraceParts | None = None
     #: The pruning tab (``pruning.mount.PruningParts``).
     pruning: PruningParts | None = None
+    #: File ▸ Export summary… / Export transcript… (``export_flow.ExportActions``).
+    exports: ExportActions | None = None
 
 
 def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppContext:
@@ -83,6 +97,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from sessionlens.engine import ensure_tiktoken_data, get_encoding, use_count_cache
 
     from .compaction.mount import mount_compaction
+    from .export_flow import ExportActions
     from .icons import ICON_KEYS, icon
     from .lineage.mount import mount_lineage
     from .main_window import MainWindow
@@ -129,14 +144,15 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     # the window owns the controller and the task runner: closing it ends their work too
     controller.setParent(window)
     tasks.setParent(window)
-    dark = apply_theme(app, prefs.theme())
-    window.tokens.apply_theme(dark)
+    window.act_dark.toggled.connect(lambda on: set_theme(ctx, "dark" if on else "light"))
+    set_theme(ctx, prefs.theme())
     ctx.lineage = mount_lineage(window, controller, tasks)
     ctx.compaction = mount_compaction(window, controller, tasks, paths)
     ctx.search = mount_search(window, controller, tasks, paths)
     ctx.memory = mount_memory(window, controller, tasks, ctx.compaction)
     ctx.trace = mount_trace(window, controller, tasks, ctx.compaction)
     ctx.pruning = mount_pruning(window, controller, tasks)
+    ctx.exports = ExportActions(window, controller, tasks, ctx.compaction.controller)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:
         window.restoreGeometry(geometry)
@@ -152,7 +168,6 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
 
     from .settings.dialog import SettingsDialog
     from .settings.profiles import load_profiles, save_profiles
-    from .theme import apply_theme
 
     c, prefs, paths = ctx.controller, ctx.prefs, ctx.paths
     dlg = SettingsDialog(c.overrides, c.settings, c.encoding, prefs.theme(),
@@ -160,13 +175,26 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return
     prefs.set_encoding(dlg.result_encoding())
-    prefs.set_theme(dlg.result_theme())
     save_profiles(paths.profiles_file, dlg.result_profiles())
-    dark = apply_theme(ctx.app, dlg.result_theme())
-    if ctx.window is not None:
-        ctx.window.tokens.apply_theme(dark)
-        ctx.window.message.render_entry()
+    set_theme(ctx, dlg.result_theme())
     c.apply_overrides(dlg.result_overrides(), dlg.result_encoding())
+
+
+def set_theme(ctx: AppContext, theme: Theme) -> bool:
+    """Apply and remember ``theme`` (Settings and View ▸ Dark mode both come here, so the
+    menu's check mark and the pref never disagree); returns whether the result is dark."""
+    from .theme import apply_theme
+
+    ctx.prefs.set_theme(theme)
+    dark = apply_theme(ctx.app, theme)
+    win = ctx.window
+    if win is not None:
+        win.act_dark.blockSignals(True)
+        win.act_dark.setChecked(dark)
+        win.act_dark.blockSignals(False)
+        win.tokens.apply_theme(dark)
+        win.message.render_entry()
+    return dark
 
 
 def initial_file(args: argparse.Namespace, ctx: AppContext) -> Path:
@@ -195,22 +223,22 @@ def _install_excepthook(ctx: AppContext) -> None:
     sys.excepthook = hook
 
 
-def take_screenshot(ctx: AppContext, out: Path, size: str) -> None:
-    """Wait for the session to settle, select the planned cut, grab the window, exit."""
+def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline") -> None:
+    """Wait for the session to settle, show ``view`` (with something in it), grab, exit."""
     from PySide6.QtCore import QTimer
 
     c, win, app = ctx.controller, ctx.window, ctx.app
     assert win is not None
     w, _, h = size.partition("x")
     win.resize(int(w), int(h))
-    done = {"shot": False, "sessions": False, "settled": False}
+    done = {"shot": False, "sessions": False, "settled": False, "ready": view not in RUN_VIEWS}
 
     def finish(code: int) -> None:
         ctx.exit_code = code
         app.exit(code)
 
     def grab() -> None:
-        if done["shot"]:
+        if done["shot"] or not (done["sessions"] and done["settled"] and done["ready"]):
             return
         done["shot"] = True
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -218,26 +246,45 @@ def take_screenshot(ctx: AppContext, out: Path, size: str) -> None:
         print(f"screenshot {'written' if ok else 'FAILED'}: {out}")
         finish(0 if ok else 1)
 
+    def later() -> None:
+        QTimer.singleShot(600, grab)
+
     def settled() -> None:
-        if c.is_busy() or c.transcript is None:
+        if c.is_busy() or c.transcript is None or done["settled"]:
             return
-        if not done["settled"]:
-            done["settled"] = True
-            target = c.plan.first_kept_entry_id if c.plan is not None else None
-            if target is None and c.transcript.active_path:
-                target = c.transcript.active_path[-1]
-            if target:
-                c.select(target)
-        if done["sessions"]:
-            QTimer.singleShot(600, grab)
+        done["settled"] = True
+        if not win.show_tab(VIEWS[view]):
+            print(f"no {view!r} view in this build; available views: "
+                  + ", ".join(n for n, t in VIEWS.items() if t in win.tab_titles()), file=sys.stderr)
+            finish(2)
+            return
+        if view in RUN_VIEWS:
+            waiting = _start_run(ctx, view)
+            if waiting is None:
+                done["ready"] = True
+            else:
+                waiting.connect(run_ready)
+        target = c.plan.first_kept_entry_id if c.plan is not None else None
+        if target is None and c.transcript.active_path:
+            target = c.transcript.active_path[-1]
+        if target and view == "timeline":
+            c.select(target)
+        later()
 
     def sessions_listed(*_args: object) -> None:
         done["sessions"] = True
-        if done["settled"]:
-            QTimer.singleShot(600, grab)
+        later()
+
+    def run_ready(*_args: object) -> None:
+        done["ready"] = True
+        later()
 
     c.sessions_ready.connect(sessions_listed)
     c.sessions_failed.connect(sessions_listed)
+    if ctx.compaction is not None and view in RUN_VIEWS:
+        comp = ctx.compaction.controller
+        for signal in (comp.run_failed, comp.run_cancelled, comp.write_failed):
+            signal.connect(run_ready)
 
     def give_up() -> None:
         print("screenshot timed out", file=sys.stderr)
@@ -251,6 +298,32 @@ def take_screenshot(ctx: AppContext, out: Path, size: str) -> None:
 
     c.failed.connect(load_failed)
     QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, give_up)
+
+
+def _start_run(ctx: AppContext, view: str) -> SignalInstance | None:
+    """Give a run view something to show: the compaction view a fresh run of the planned
+    cut, audit and compare a re-run of the latest recorded compaction (selected first).
+    Local providers only (a screenshot sends nothing anywhere). Returns the signal that
+    says the run is shown, or None when there is nothing to run."""
+    parts, t = ctx.compaction, ctx.controller.transcript
+    if parts is None or t is None:
+        return None
+    opts = parts.panel.options()
+    if opts.is_remote:
+        return None
+    recorded = [e.id for e in t.compactions if e.id in ctx.controller.path_pos]
+    if recorded:
+        ctx.controller.select(recorded[-1])
+        idx = parts.compare.compactions.findData(recorded[-1])
+        if idx >= 0:
+            parts.compare.compactions.setCurrentIndex(idx)
+    if parts.controller.plan is not None and (view == "compaction" or not recorded):
+        parts.panel.run()
+        return parts.controller.writes_ready
+    if recorded:
+        parts.controller.rerun_compaction(recorded[-1], opts)
+        return parts.controller.audit_ready
+    return None
 
 
 def run_app(argv: Sequence[str]) -> int:
@@ -277,7 +350,7 @@ def run_app(argv: Sequence[str]) -> int:
     ctx.loop = loop
     _install_excepthook(ctx)
     if args.screenshot is not None:
-        take_screenshot(ctx, args.screenshot, args.size)
+        take_screenshot(ctx, args.screenshot, args.size, args.view)
     ctx.window.show()
     ctx.controller.open(initial_file(args, ctx))
     ctx.controller.discover()

@@ -3,7 +3,10 @@
 Layout: session browser (left dock) | timeline | token panel over the workbench tabs
 (Message now; later panels such as compaction, compare, audit and lineage are added with
 ``add_workbench_tab``) | diagnostics (bottom dock). Loading progress and Cancel live in
-the status bar.
+the status bar. Every workbench tab but Message is a page of its own: choosing it lets the
+workbench fill the window (timeline and chart step aside; View ▸ Workbench fills the window
+toggles it back), so the compaction workflow has room at 1280×800. Splitters and docks have
+minimum sizes, so no part shrinks past use.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QResizeEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -44,6 +47,10 @@ if TYPE_CHECKING:
     from sessionlens.engine import Transcript
 
 STAGES = {"load": "Loading", "count": "Counting tokens", "plan": "Planning"}
+#: The sessions dock's usual width, and the least it may shrink to.
+BROWSER_WIDTH, BROWSER_MIN_WIDTH = 300, 220
+#: The workbench tab that shares the window with the timeline and chart.
+INSPECT_TAB = "Message"
 
 
 class MainWindow(QMainWindow):
@@ -63,15 +70,23 @@ class MainWindow(QMainWindow):
         self.message = MessageView(controller)
         self.workbench = QTabWidget()
         self.workbench.setDocumentMode(True)
-        self.workbench.addTab(self.message, self.tr("Message"))
-        right = QSplitter(Qt.Orientation.Vertical)
+        self.workbench.addTab(self.message, self.tr(INSPECT_TAB))
+        self.right = right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.tokens)
         right.addWidget(self.workbench)
+        right.setChildrenCollapsible(False)
+        self.tokens.setMinimumHeight(230)
+        self.workbench.setMinimumHeight(220)
         right.setSizes([470, 430])
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(self.timeline)
         self.split.addWidget(right)
-        self.split.setSizes([560, 880])
+        self.split.setChildrenCollapsible(False)
+        self.timeline.setMinimumWidth(300)
+        right.setMinimumWidth(520)
+        self.split.setStretchFactor(0, 2)
+        self.split.setStretchFactor(1, 3)
+        self.split.setSizes([480, 900])
         self.setCentralWidget(self.split)
 
         self.browser = SessionBrowser(controller)
@@ -80,7 +95,8 @@ class MainWindow(QMainWindow):
         self.diagnostics = DiagnosticsPanel(controller)
         self.diag_dock = self._dock(self.tr("Diagnostics"), "diagnostics", self.diagnostics,
                                     Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.resizeDocks([self.browser_dock], [380], Qt.Orientation.Horizontal)
+        self.browser.setMinimumWidth(BROWSER_MIN_WIDTH)
+        self.resizeDocks([self.browser_dock], [BROWSER_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([self.diag_dock], [140], Qt.Orientation.Vertical)
         self.diag_dock.hide()  # shown when a file has unreadable lines
 
@@ -134,19 +150,34 @@ class MainWindow(QMainWindow):
         self.act_browser.setShortcut(shortcuts.sequence(shortcuts.SESSION_BROWSER))
         self.act_diag = self.diag_dock.toggleViewAction()
         self.act_diag.setShortcut(shortcuts.sequence(shortcuts.DIAGNOSTICS))
+        self.act_focus = self._action(self.tr("&Workbench fills the window"), None,
+                                      lambda: self.set_workbench_focus(self.act_focus.isChecked()),
+                                      shortcuts.WORKBENCH_FOCUS)
+        self.act_focus.setCheckable(True)
+        self.act_focus.setToolTip(self.tr("Hide the timeline and the chart while a workbench "
+                                          "tab (Compaction, Compare, Audit, …) needs the room"))
+        self.act_dark = QAction(self.tr("&Dark mode"), self)
+        self.act_dark.setCheckable(True)
+        self.act_dark.setToolTip(self.tr("Switch between the dark and the light theme "
+                                         "(the same choice as in Settings)"))
 
         file_menu = self.menuBar().addMenu(self.tr("&File"))
         for a in (self.act_open, self.act_sample):
             file_menu.addAction(a)
         file_menu.addMenu(self.recent_menu)
         file_menu.addSeparator()
+        self.export_anchor = file_menu.addSeparator()  # export actions are inserted here
         for a in (self.act_reload, self.act_settings):
             file_menu.addAction(a)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         view_menu = self.menuBar().addMenu(self.tr("&View"))
-        for a in (self.act_browser, self.act_diag, self.act_find):
+        for a in (self.act_browser, self.act_diag, self.act_find, self.act_focus):
             view_menu.addAction(a)
+        view_menu.addSeparator()
+        view_menu.addAction(self.act_dark)
+        view_menu.addSeparator()
+        self.file_menu = file_menu
         self.panels_menu = view_menu
 
         bar = QToolBar(self.tr("Main"))
@@ -166,11 +197,44 @@ class MainWindow(QMainWindow):
         c.busy_changed.connect(self._on_busy)
         c.loaded.connect(self._on_loaded)
         c.failed.connect(self._on_failed)
+        self.workbench.currentChanged.connect(self._on_tab)
 
     # public extension point for later panels (compaction, compare, audit, lineage) --------------
     def add_workbench_tab(self, widget: QWidget, title: str) -> int:
         """Add a panel beside the message view; returns its tab index."""
         return self.workbench.addTab(widget, title)
+
+    def add_file_action(self, action: QAction) -> None:
+        """Put an action (Export…) into the File menu, above Reload and Settings."""
+        self.file_menu.insertAction(self.export_anchor, action)
+
+    def tab_titles(self) -> list[str]:
+        return [self.workbench.tabText(i).replace("&", "") for i in range(self.workbench.count())]
+
+    def show_tab(self, title: str) -> bool:
+        """Make the workbench tab called ``title`` current (case-insensitive); False if none."""
+        for i, text in enumerate(self.tab_titles()):
+            if text.casefold() == title.casefold():
+                self.workbench.setCurrentIndex(i)
+                return True
+        return False
+
+    def set_workbench_focus(self, on: bool) -> None:
+        """Let the workbench fill the window (timeline and chart hidden), or share it again."""
+        self.timeline.setVisible(not on)
+        self.tokens.setVisible(not on)
+        self.act_focus.setChecked(on)
+
+    def _on_tab(self, index: int) -> None:
+        self.set_workbench_focus(self.workbench.widget(index) is not self.message)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A sessions dock squeezed by a small window gets its width back when there is room."""
+        super().resizeEvent(event)
+        dock = self.browser_dock
+        if (dock.isVisible() and not dock.isFloating() and dock.width() < BROWSER_WIDTH
+                and event.size().width() >= 1200):
+            self.resizeDocks([dock], [BROWSER_WIDTH], Qt.Orientation.Horizontal)
 
     # slots ----------------------------------------------------------------------------------------
     def choose_file(self) -> None:
@@ -207,9 +271,11 @@ class MainWindow(QMainWindow):
         name = t.session_name or t.path.name
         self.setWindowTitle(f"{name} — SessionLens")
         diags = len(t.diagnostics)
+        # the file's name here, its whole path in the tooltip: a long path would be cut off
+        self.status_label.setToolTip(str(t.path))
         self.status_label.setText(
             self.tr("%1 · %2 · %3 entries · %4 on the active path · %5 compactions")
-            .replace("%1", str(t.path)).replace("%2", t.format).replace("%3", f"{len(t.entries):,}")
+            .replace("%1", t.path.name).replace("%2", t.format).replace("%3", f"{len(t.entries):,}")
             .replace("%4", f"{len(t.active_path):,}").replace("%5", str(len(t.compactions)))
             + (self.tr(" · %1 unreadable lines").replace("%1", str(diags)) if diags else "")
             + (self.tr(" · not recorded by %1: %2").replace("%1", t.gaps.agent)
@@ -217,7 +283,9 @@ class MainWindow(QMainWindow):
         self.diag_dock.setVisible(diags > 0)
 
     def _on_failed(self, message: str) -> None:
-        self.status_label.setText(message)
+        self.status_label.setText(self.tr("Could not open the file (see the message)")
+                                  if self.isVisible() else message)
+        self.status_label.setToolTip(message)
         if self.isVisible():
             QMessageBox.warning(self, self.tr("SessionLens"), message)
 

@@ -25,6 +25,7 @@ PREV_ENTRY: Key = "Ctrl+K"
 RESET_CUT: Key = "Ctrl+R"
 SEARCH_SESSIONS: Key = "Ctrl+Shift+F"
 PIN_ENTRY: Key = "Ctrl+P"
+WORKBENCH_FOCUS: Key = "Ctrl+Shift+W"
 
 ALL: dict[str, Key] = {name: value for name, value in globals().items()
                        if name.isupper() and name != "ALL"}

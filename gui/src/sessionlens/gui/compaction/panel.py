@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QFileDialog,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -29,11 +28,12 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.engine import FIGURE_LABELS
-from sessionlens.gui.compaction.accept_dialog import AcceptDialog
 from sessionlens.gui.compaction.controller import CompactionController
+from sessionlens.gui.compaction.dialogs import dialog_accept, dialog_outbound, dialog_save
 from sessionlens.gui.compaction.options import CompactionOptionsForm
-from sessionlens.gui.compaction.outbound_preview import OutboundPreviewDialog
 from sessionlens.gui.compaction.run import RunOptions, RunRecord
+from sessionlens.gui.compaction.why_disabled import accept_blocked
+from sessionlens.gui.export_flow import Tell, tell_refused
 
 if TYPE_CHECKING:
     from sessionlens.engine import (
@@ -62,38 +62,19 @@ _FORMAT_NAMES: dict[ExportFormat, str] = {"md": "Markdown", "json": "JSON", "htm
 WIDE_LAYOUT_PX = 820
 
 
-def _dialog_outbound(preview: OutboundPreview, parent: QWidget) -> frozenset[str] | None:
-    dlg = OutboundPreviewDialog(preview, parent)
-    return dlg.keep_values() if dlg.exec() == OutboundPreviewDialog.DialogCode.Accepted else None
-
-
-def _dialog_accept(record: RunRecord, t: Transcript,
-                   parent: QWidget) -> tuple[WriteMode, bool, bool] | None:
-    """(write mode, whether a failed audit was accepted explicitly, whether a retry storm's
-    copies are kept), or None: cancelled."""
-    dlg = AcceptDialog(record, t, parent)
-    if dlg.exec() != AcceptDialog.DialogCode.Accepted:
-        return None
-    return dlg.mode(), dlg.failed_audit_accepted(), dlg.keep_retry_copies()
-
-
-def _dialog_save(fmt: str, parent: QWidget) -> Path | None:
-    path, _ = QFileDialog.getSaveFileName(parent, parent.tr("Export audited summary"),
-                                          f"summary.{fmt}", f"*.{fmt}")
-    return Path(path) if path else None
-
-
 class CompactionPanel(QWidget):
     """Options in, run out; the controller does the work."""
 
     def __init__(self, controller: CompactionController, prefs: CompactionPrefs,
                  profiles: Callable[[], list[ProviderProfile]], *,
-                 confirm_outbound: ConfirmOutbound = _dialog_outbound,
-                 confirm_accept: ConfirmAccept = _dialog_accept,
-                 ask_save_path: AskSavePath = _dialog_save,
+                 confirm_outbound: ConfirmOutbound = dialog_outbound,
+                 confirm_accept: ConfirmAccept = dialog_accept,
+                 ask_save_path: AskSavePath = dialog_save,
+                 tell: Tell = tell_refused,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.c = controller
+        self._tell = tell
         self._confirm_outbound, self._confirm_accept = confirm_outbound, confirm_accept
         self._ask_save_path = ask_save_path
         self._pending: RunOptions | None = None
@@ -164,6 +145,7 @@ class CompactionPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(left)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Run and its progress head the result column, so they never scroll out of sight
         result = QGroupBox(self.tr("Run and result"))
         res = QVBoxLayout(result)
@@ -179,11 +161,13 @@ class CompactionPanel(QWidget):
             row.addWidget(b)
         row.addStretch(1)
         exports = QHBoxLayout()
-        exports.addWidget(QLabel(self.tr("Export the audited summary:")))
         for b in self.export_buttons.values():
             exports.addWidget(b)
         exports.addStretch(1)
         res.addLayout(row)
+        # the label on its own line: beside three buttons it was cut at 1280 px
+        res.addWidget(QLabel(self.tr("Export the audited summary (also in File ▸ Export "
+                                     "summary…):"), wordWrap=True))
         res.addLayout(exports)
         res.addWidget(self.status)
         edit_row = QHBoxLayout()
@@ -225,7 +209,7 @@ class CompactionPanel(QWidget):
         c.audit_ready.connect(self._on_audit)
         c.writes_ready.connect(self._on_audit)  # tokens after, now measured on the file
         c.accepted.connect(self._on_accepted)
-        c.write_failed.connect(lambda m: self._set_status(self.tr("Not written: %1").replace("%1", m)))
+        c.write_failed.connect(self._on_write_failed)
         c.undone.connect(self._on_undone)
         c.discarded.connect(self._on_discarded)
         c.exported.connect(lambda p: self._set_status(self.tr("Exported to %1").replace("%1", p)))
@@ -390,6 +374,12 @@ class CompactionPanel(QWidget):
         self._fill_summary(None)
         self._update_buttons()
 
+    def _on_write_failed(self, message: str) -> None:
+        """A refused write: the whole reason, in the status and in a message box."""
+        self._set_status(self.tr("Not written: %1").replace("%1", message))
+        self._tell(self.tr("Not written"), message, self)
+        self._update_buttons()
+
     def _on_undone(self, result: WriteResult) -> None:
         self._set_status(self.tr("Checkpoint restored as %1 (opened).").replace(
             "%1", str(result.successor_path)))
@@ -416,13 +406,39 @@ class CompactionPanel(QWidget):
     def _update_buttons(self) -> None:
         c = self.c
         running = c.is_running()
-        audited = c.current is not None and c.current.report is not None
-        self.run_button.setEnabled(not running and c.plan is not None)
+        run_why = accept_why = export_why = None
+        if running:
+            run_why = accept_why = export_why = self.tr("A compaction is running.")
+        elif c.plan is None:
+            run_why = self.tr("There is no plan to run: %1").replace(
+                "%1", self.cut_label.text() if c.transcript is not None
+                else self.tr("open a transcript first"))
+        exportable = c.accepted_record is not None or (c.current is not None
+                                                        and c.current.report is not None)
+        if export_why is None and not exportable:
+            export_why = self.tr("Run a compaction and wait for its audit first.")
+        if accept_why is None:
+            accept_why = self.accept_blocked()
+        self.run_button.setEnabled(run_why is None)
+        self.run_button.setToolTip(run_why or self.tr("Summarize the planned span with these "
+                                                      "options, then audit it"))
         self.cancel_button.setEnabled(running)
-        prepared = c.current is not None and bool(c.current.write_plans)
-        self.accept_button.setEnabled(not running and audited and prepared and c.can_accept()
-                                      and not self._editing_busy())
+        self.accept_button.setEnabled(accept_why is None)
+        self.accept_button.setToolTip(accept_why or self.tr("Choose how to write the summary "
+                                                            "(successor, append, …)"))
         self.discard_button.setEnabled(not running and c.current is not None)
+        self.discard_button.setToolTip("" if c.current is not None
+                                       else self.tr("There is no run to discard."))
         self.undo_button.setEnabled(not running and c.last_write is not None)
+        self.undo_button.setToolTip(self.tr("Restore the checkpoint of the last write")
+                                    if c.last_write is not None
+                                    else self.tr("Nothing was written in this session yet."))
         for b in self.export_buttons.values():
-            b.setEnabled(not running and audited)
+            b.setEnabled(export_why is None)
+            b.setToolTip(export_why or self.tr("Save the audited summary with its audit"))
+
+    def accept_blocked(self) -> str | None:
+        """Why Accept is not possible now, in words for its tooltip (None: it is)."""
+        if self._editing_busy():
+            return self.tr("The edited summary is being audited: wait for its audit.")
+        return accept_blocked(self.c)

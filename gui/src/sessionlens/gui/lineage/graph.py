@@ -45,8 +45,8 @@ from sessionlens.gui.lineage.model import KIND_COLORS, node_detail
 if TYPE_CHECKING:
     from sessionlens.engine import Lineage, LineageNode
 
-COL_W = 262.0
-BOX_W, BOX_H = 222.0, 60.0
+COL_W = 322.0
+BOX_W, BOX_H = 282.0, 60.0
 ROW_H = 26.0
 INDENT = 22.0
 TOP = 56.0

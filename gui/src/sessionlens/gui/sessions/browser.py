@@ -58,6 +58,8 @@ class SessionBrowser(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(36)
+        for col in range(1, self.model.columnCount()):  # numbers and titles stay whole
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         bar = QHBoxLayout()
         bar.addWidget(self.filter, 1)
         bar.addWidget(self.refresh)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QWidget
 
 from sessionlens.gui import colors
@@ -22,6 +23,10 @@ FLUSH_COLORS = {False: "#8250df", True: "#a371f7"}
 if TYPE_CHECKING:
     from sessionlens.engine import CompactionPlan
     from sessionlens.gui.session_controller import TokenView
+
+
+#: Where the legend starts (past the y axis and its label).
+LEGEND_LEFT_PX = 56
 
 
 class ContextChart(pg.PlotWidget):  # type: ignore[misc]
@@ -42,7 +47,10 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         self.setLabel("left", tr("tokens in context"))
         self.setLabel("bottom", tr("entries along the active path"))
         self.getPlotItem().getViewBox().setMouseEnabled(x=True, y=False)
-        self.legend = self.addLegend(offset=(60, 4), labelTextSize="8pt", colCount=3)
+        self.legend = self.addLegend(labelTextSize="8pt", colCount=3)
+        # the legend sits above the plot, in a margin of its own, never over the data
+        self.legend.setParentItem(self.getPlotItem())
+        self.legend.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(LEGEND_LEFT_PX, 0))
         self.curve = self.plot([], [], name=tr("context"))
         # both series are downsampled to the pixels on screen, so 100k entries draw fast
         self.reported = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=4,
@@ -88,6 +96,45 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         for item in self._legend_items.values():
             self.legend.addItem(item, item.name())
         self._style_legend(False)
+        self._legend_cols = 0
+        self.show_empty()
+
+    # the legend's margin -------------------------------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if "_legend_cols" in self.__dict__:  # pyqtgraph resizes before __init__ is done
+            self.fit_legend()
+
+    def fit_legend(self) -> None:
+        """As many legend columns as fit the width; the plot's top margin makes room for the
+        rows, so the legend covers no data and no compaction marker."""
+        items = self.legend.items
+        if not items or not self.legend.isVisible():
+            self.getPlotItem().layout.setContentsMargins(0, 4, 0, 0)
+            return
+        cell = max(label.boundingRect().width() + sample.boundingRect().width()
+                   for sample, label in items) + 14
+        cols = max(1, min(len(items), int((self.width() - LEGEND_LEFT_PX - 8) // cell)))
+        if cols != self._legend_cols:
+            self._legend_cols = cols
+            self.legend.setColumnCount(cols)
+        rows = -(-len(items) // cols)
+        row_h = max(label.boundingRect().height() for _s, label in items)
+        self.getPlotItem().layout.setContentsMargins(0, rows * row_h + 6, 0, 0)
+
+    def set_legend_visible(self, visible: bool) -> None:
+        self.legend.setVisible(visible)
+        self.fit_legend()
+
+    def show_empty(self) -> None:
+        """No session (or a failed open): a plain frame, not pyqtgraph's default range."""
+        self.curve.setData([], [])
+        self.reported.setData([], [])
+        self.compactions.setData([], [])
+        for axis in ("left", "bottom"):
+            self.getAxis(axis).setTicks([[], []])
+        self.setXRange(0, 1, padding=0)
+        self.setYRange(0, 1, padding=0)
 
     # memory flush and precheck marks (issue 17) --------------------------------------------------
     def _add_memory_items(self, tr: Callable[[str], str]) -> None:
@@ -174,6 +221,8 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
 
     # data --------------------------------------------------------------------------------------
     def set_series(self, view: TokenView, path_len: int, window: int, threshold: int) -> None:
+        for axis in ("left", "bottom"):
+            self.getAxis(axis).setTicks(None)  # back to automatic ticks after show_empty
         self._xmax = max(1, path_len - 1)
         self.threshold_line.setValue(threshold)
         # range first: the curves downsample for the view they are given, so the first paint
@@ -188,13 +237,13 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         self.window_line.setValue(window)
         top = max(window, int(self.curve.yData.max()) if self.curve.yData is not None
                   and len(self.curve.yData) else 0)
-        self._ymax = int(top * 1.2) or 1  # headroom: the legend sits above the window line
+        self._ymax = int(top * 1.1) or 1  # headroom for the compaction markers
         self.setXRange(0, self._xmax, padding=0.01)
         self.setYRange(0, self._ymax, padding=0)
 
     def set_compactions(self, xs: list[int], tips: list[str]) -> None:
         self._tips = dict(zip(xs, tips, strict=True))
-        self.compactions.setData(xs, [self._ymax * 0.985] * len(xs), data=xs)
+        self.compactions.setData(xs, [self._ymax * 0.955] * len(xs), data=xs)
 
     def _compaction_tip(self, x: float, y: float, data: Any) -> str:
         return self._tips.get(int(round(x)), "")

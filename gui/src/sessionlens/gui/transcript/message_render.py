@@ -95,8 +95,23 @@ def header_html(entry: Entry, label: str | None, tr: Tr) -> str:
     return "<p>" + " &nbsp;·&nbsp; ".join(bits) + "</p>"
 
 
+def error_text(text: str) -> str:
+    """The error as a person reads it: a JSON body in it pretty-printed, and the newlines
+    escaped inside its strings shown as line breaks (providers put whole tracebacks there)."""
+    start = text.find("{")
+    if start >= 0:
+        try:
+            body = json.loads(text[start:])
+        except ValueError:
+            body = None
+        if body is not None:
+            text = text[:start] + json_text(body)
+    return text.replace("\\r\\n", "\n").replace("\\n", "\n").replace("\\t", "    ")
+
+
 def error_html(text: str) -> str:
-    return f"<p style='color:#d64541'><b>{html.escape(text[:MAX_INLINE])}</b></p>"
+    body = html.escape(error_text(text[:MAX_INLINE]))
+    return f"<p style='color:#d64541; white-space:pre-wrap'><b>{body}</b></p>"
 
 
 def fold_link(key: str, title: str, open_: bool) -> str:

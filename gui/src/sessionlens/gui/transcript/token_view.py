@@ -131,6 +131,7 @@ class TokenPanel(QWidget):
         controller.tokens_ready.connect(self._on_tokens)
         controller.plan_ready.connect(self._on_plan)
         controller.plan_failed.connect(self._on_plan_failed)
+        controller.failed.connect(self._on_failed)
         controller.settings_changed.connect(lambda _s: self._refresh_window())
 
     def apply_theme(self, dark: bool) -> None:
@@ -151,6 +152,13 @@ class TokenPanel(QWidget):
         self.totals.setText(self.tr("Counting tokens…"))
         self.prediction.setText("")
         self.chart.set_plan(None, {}, 0)
+
+    def _on_failed(self, _message: str) -> None:
+        if self._c.transcript is None:  # nothing loaded: an empty frame, no made-up axes
+            self._charted = None
+            self.chart.set_plan(None, {}, 0)
+            self.chart.show_empty()
+            self.totals.setText(self.tr("No session open."))
 
     def _compaction_tip(self, f: CompactionForensics) -> str:
         """Hover text for one compaction marker, from the engine's forensics."""
