@@ -108,7 +108,6 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .search.mount import mount_search
     from .session_controller import SessionController
     from .tasks import TaskRunner
-    from .theme import apply_theme
     from .trace.mount import mount_trace
 
     paths = AppPaths.resolve(args.basedir).ensure()

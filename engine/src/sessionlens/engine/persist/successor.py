@@ -49,8 +49,8 @@ from .lines import (
     new_entry_id,
 )
 from .names import WriteNames, choose_names
-from .relink import depth_first, kept_ancestor, new_parents
 from .provenance import PROVENANCE_KEY, SummaryProvenance
+from .relink import depth_first, kept_ancestor, new_parents
 from .retry_storms import RetryCopy, find_retry_copies
 
 __all__ = [
