@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fixtures.qt_app import open_and_settle
-from fixtures.scenarios import compaction_session, write_session
 from PySide6.QtCore import Qt
 
+from fixtures.qt_app import open_and_settle
+from fixtures.scenarios import compaction_session, write_session
 from sessionlens.engine import load_transcript, pruning_delay
 
 
