@@ -61,3 +61,12 @@ def test_place_pins_says_where_each_pin_stands() -> None:
     t = b.build()
     places = {p.entry_id: p.where for p in place_pins(t, [old, side_parent], [old, new, side])}
     assert places == {old: "summary", new: "kept", side: "off_path"}
+
+
+def test_a_split_turn_summary_gets_the_block_in_the_history_part() -> None:
+    from sessionlens.engine.contract.templates import SPLIT_TURN_HEADER
+
+    joined = structured_summary("- history") + SPLIT_TURN_HEADER + "## Original Request\n- ask"
+    out = with_pinned(joined, [PIN], "structured")
+    assert out.index("## Critical Context") < out.index(PINNED_BLOCK_HEAD) \
+        < out.index("**Turn Context") < out.index("## Original Request")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from sessionlens.engine.model import Entry, TextBlock, Transcript
 
-from .templates import SUMMARY_MAX_CHARS, SUMMARY_TRUNCATION_MARKER
+from .templates import SPLIT_TURN_HEADER, SUMMARY_MAX_CHARS, SUMMARY_TRUNCATION_MARKER
 
 __all__ = [
     "PINNED_BLOCK_HEAD",
@@ -134,13 +134,16 @@ def pinned_missing(summary: str, pins: Sequence[PinnedText]) -> tuple[str, ...]:
 
 
 def _section_end(body: str, heading: str) -> int | None:
-    """Where the section under ``heading`` ends (the next heading of its level or above)."""
-    match = re.search(rf"^[ \t]*{re.escape(heading)}[ \t]*$", body, re.M)
+    """Where the section under ``heading`` ends: the next heading of its level or above, or
+    the split-turn join (the turn prefix's summary follows the history's own sections)."""
+    split = body.find(SPLIT_TURN_HEADER)
+    history = body[:split] if split >= 0 else body
+    match = re.search(rf"^[ \t]*{re.escape(heading)}[ \t]*$", history, re.M)
     if match is None:
         return None
     level = len(heading) - len(heading.lstrip("#"))
-    nxt = re.compile(rf"^[ \t]*#{{1,{level}}}\s+\S", re.M).search(body, match.end())
-    return nxt.start() if nxt is not None else len(body)
+    nxt = re.compile(rf"^[ \t]*#{{1,{level}}}\s+\S", re.M).search(history, match.end())
+    return nxt.start() if nxt is not None else len(history)
 
 
 def with_pinned(summary: str, pins: Sequence[PinnedText], template: str, *,

@@ -109,7 +109,8 @@ def place_text(place: PinPlace) -> str:
     where = {"summary": "before the cut: quoted verbatim in the summary",
              "kept": "after the cut: kept as is",
              "off_path": "not on the active path"}.get(place.where, place.where)
-    head = " ".join(place.text.split())[:90]
+    words = " ".join(place.text.split())
+    head = words if len(words) <= 160 else words[:160].rsplit(" ", 1)[0] + " …"
     return f"{place.role or 'entry'} {place.entry_id} — {where}: {head}"
 
 
@@ -121,7 +122,9 @@ class PinList(QListWidget):
         super().__init__(parent)
         self.setObjectName("pinList")
         self.setAlternatingRowColors(True)
-        self.setMaximumHeight(120)
+        self.setWordWrap(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setMaximumHeight(110)
         self._pins = pins
         pins.places_ready.connect(self._fill)
         self.itemDoubleClicked.connect(

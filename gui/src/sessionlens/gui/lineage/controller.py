@@ -35,6 +35,7 @@ from sessionlens.engine import (
     point_transcript,
     restore_checkpoint,
 )
+from sessionlens.gui.lineage.undo import CompactionUndo
 from sessionlens.gui.session_controller import describe_error
 from sessionlens.gui.transcript.timeline_rows import TimelineRow, build_rows
 
@@ -133,6 +134,9 @@ class LineageController(QObject):
         #: opening a big file does not also walk its whole chain on the shared workers.
         self._active = True
         self._stale: Transcript | None = None
+        #: "Undo this compaction" (the memory-health view may call ``undo.request`` too).
+        self.undo = CompactionUndo(session, tasks, parent=self)
+        self.undo.undone.connect(lambda _r: self.refresh())
         session.loaded.connect(self._on_session_loaded)
 
     def set_active(self, active: bool) -> None:

@@ -68,6 +68,9 @@ class LineagePanel(QWidget):
                                           "its predecessor"))
         self.open_button = QPushButton(icon("action-open"), self.tr("Open here"))
         self.restore_button = QPushButton(self.tr("Restore / branch…"))
+        self.undo_button = QPushButton(self.tr("Undo this compaction…"))
+        self.undo_button.setToolTip(self.tr("Go back to the checkpoint SessionLens took before "
+                                            "writing this compaction; sessions.json follows"))
         self.set_a = QPushButton(self.tr("Compare from"))
         self.set_b = QPushButton(self.tr("… to"))
         self.status = QLabel()
@@ -76,7 +79,7 @@ class LineagePanel(QWidget):
         bar = QToolBar()
         bar.setIconSize(bar.iconSize() * 0.75)
         for w in (self.refresh_button, self.inherited, self.open_button, self.restore_button,
-                  self.set_a, self.set_b):
+                  self.undo_button, self.set_a, self.set_b):
             bar.addWidget(w)
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         graph_tab = QSplitter(Qt.Orientation.Vertical)
@@ -115,6 +118,9 @@ class LineagePanel(QWidget):
         self.compare.compare_requested.connect(c.compare)
         self.open_button.clicked.connect(lambda: self.graph.activate(self.graph.selected_key()))
         self.restore_button.clicked.connect(self.restore_selected)
+        self.undo_button.clicked.connect(self.undo_selected)
+        c.undo.undone.connect(self._on_restored)
+        c.undo.failed.connect(self.status.setText)
         self.set_a.clicked.connect(lambda: self._pick(True))
         self.set_b.clicked.connect(lambda: self._pick(False))
 
@@ -157,6 +163,8 @@ class LineagePanel(QWidget):
         self.set_b.setEnabled(openable)
         self.restore_button.setEnabled(openable and node is not None
                                        and node.kind in ("checkpoint", "transcript", "archive"))
+        self.undo_button.setEnabled(openable and node is not None and node.kind == "compaction"
+                                    and not node.inherited)
         if node is None:
             self.details.setText(self.tr("Select a point; double-click opens it there."))
             return
@@ -183,6 +191,13 @@ class LineagePanel(QWidget):
         if node is not None and node.path is not None:
             self.status.setText(self.tr("Reading %1…").replace("%1", node.path.name))
             self._c.prepare_restore(node)
+
+    def undo_selected(self) -> None:
+        """Undo the selected compaction (the engine's dry run is confirmed first)."""
+        node = self.selected_node()
+        if node is not None and node.path is not None and node.kind == "compaction":
+            self.status.setText(self.tr("Planning the undo of %1…").replace("%1", node.title))
+            self._c.undo.request(node.path, node.entry_id, self)
 
     def _on_restore_ready(self, node: LineageNode, plan: RestorePlan | str) -> None:
         if self.confirm_restore(node, plan, self) and not isinstance(plan, str):
