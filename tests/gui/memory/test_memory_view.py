@@ -106,3 +106,16 @@ def test_sample_03_lists_five_total_losses(
     chart = ctx.window.tokens.chart
     tips = list(chart._tips.values())
     assert len(tips) == 5 and all("TOTAL LOSS" in t for t in tips)
+
+
+def test_sample_04_marks_its_flush_turn_on_the_chart(
+        qtbot: Any, make_main_window: Any, samples_dir: Path) -> None:
+    path = sample_path(samples_dir, "04_")
+    ctx = _open(qtbot, make_main_window, path)
+    health = ctx.memory.controller.health
+    assert health is not None and health.flush_turn_ids
+    chart = ctx.window.tokens.chart
+    xs = sorted(int(x) for x in chart.flush_marks.data["x"])
+    assert xs == sorted(ctx.controller.path_pos[i] for i in health.flush_turn_ids
+                        if i in ctx.controller.path_pos)
+    assert chart.flush_marks.isVisible() and chart.flush_line.value() == health.soft_threshold

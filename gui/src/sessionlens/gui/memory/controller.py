@@ -40,7 +40,7 @@ class MemoryController(QObject):
         self._audits: dict[str, ChainAudit] = {}
         session.loaded.connect(self._on_loaded)
         session.settled.connect(self._on_settled)
-        session.settings_changed.connect(lambda _r: self.refresh())
+        session.settings_changed.connect(self._on_settings)
         session.entry_selected.connect(self._on_selected)
 
     @property
@@ -53,6 +53,12 @@ class MemoryController(QObject):
 
     def _on_settled(self) -> None:
         if self._session.transcript is not None and self._for is not self._session.transcript:
+            self.refresh()
+
+    def _on_settings(self, _resolved: object) -> None:
+        """New settings move the thresholds: examine again, once the first examination of
+        this file has started (at load it waits for the chain to settle, not to compete)."""
+        if self._for is not None and self._for is self._session.transcript:
             self.refresh()
 
     def refresh(self) -> None:

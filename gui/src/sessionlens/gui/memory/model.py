@@ -23,17 +23,21 @@ _Index = QModelIndex | QPersistentModelIndex
 SEVERITY_COLORS = {"critical": "#cf222e", "warning": "#b35900", "notice": "#6e7781",
                    "ok": "#1a7f37"}
 COLUMNS = ("severity", "number", "compaction", "time", "trigger", "replaced", "summary",
-           "coverage", "flags", "flush")
+           "flags", "coverage", "flush")
 
 
-def coverage_text(row: CompactionHealth) -> str:
-    """"path 0/47 · command 0/9", or a dash when the span held nothing to cover."""
-    return " · ".join(f"{CLASS_TITLES.get(c.cls, c.cls)} {c.found}/{c.total}"
-                      for c in row.coverage) or "—"
+def coverage_text(row: CompactionHealth, *, titles: bool = False) -> str:
+    """"path 0/47 · command 0/9" (``titles``: the classes' long names), or a dash when the
+    span held nothing to cover."""
+    sep = "\n" if titles else " · "
+    space = " " if titles else "\u00a0"  # a cell wraps between classes, not inside one
+    return sep.join(f"{CLASS_TITLES.get(c.cls, c.cls) if titles else c.cls}{space}"
+                    f"{c.found}/{c.total}" for c in row.coverage) or "—"
 
 
 def flags_text(row: CompactionHealth) -> str:
-    return "; ".join(HEALTH_FLAG_TEXT.get(f, f) for f in row.flags) or "—"
+    """One flag per line (the cell grows in height, not in width)."""
+    return "\n".join(HEALTH_FLAG_TEXT.get(f, f) for f in row.flags) or "—"
 
 
 class HealthModel(QAbstractTableModel):
@@ -56,8 +60,8 @@ class HealthModel(QAbstractTableModel):
 
     def headers(self) -> tuple[str, ...]:
         return (self.tr("Severity"), self.tr("#"), self.tr("Compaction"), self.tr("Time"),
-                self.tr("Trigger"), self.tr("Tokens replaced"), self.tr("Summary"),
-                self.tr("Coverage per class"), self.tr("Flags"), self.tr("Memory flush"))
+                self.tr("Trigger"), self.tr("Replaced"), self.tr("Summary"),
+                self.tr("Flags"), self.tr("Coverage per class"), self.tr("Memory flush"))
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
@@ -69,6 +73,11 @@ class HealthModel(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.headers()[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return {"replaced": self.tr("Tokens the summary stands in for (forensics' estimate)"),
+                    "summary": self.tr("The summary's size"),
+                    "coverage": self.tr("Specifics of the summarized span the summary kept, "
+                                        "per class")}.get(COLUMNS[section])
         return None
 
     def _display(self, r: CompactionHealth, key: str) -> str:
@@ -78,14 +87,14 @@ class HealthModel(QAbstractTableModel):
             return str(r.number)
         if key == "compaction":
             return r.compaction_id + ("" if r.on_active_path else self.tr(" (side branch)"))
-        if key == "time":
-            return (r.timestamp or "").replace("T", " ")[:16] or "—"
+        if key == "time":  # as the timeline shows times; the tooltip has the whole stamp
+            return (r.timestamp or "").replace("T", " ")[5:16] or "—"
         if key == "trigger":
             return r.trigger
         if key == "replaced":
             return f"{r.tokens_replaced:,}"
         if key == "summary":
-            return self.tr("%1 tokens (%2 chars)").replace("%1", f"{r.summary_tokens:,}").replace(
+            return self.tr("%1 tokens\n(%2 chars)").replace("%1", f"{r.summary_tokens:,}").replace(
                 "%2", f"{r.summary_chars:,}")
         if key == "coverage":
             return coverage_text(r)
@@ -93,7 +102,7 @@ class HealthModel(QAbstractTableModel):
             return flags_text(r)
         if r.flush_status is None:
             return "—"
-        return r.flush_status + (f" ({r.flush_reason})" if r.flush_reason else "")
+        return r.flush_status + (f":\n{r.flush_reason}" if r.flush_reason else "")
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -113,6 +122,10 @@ class HealthModel(QAbstractTableModel):
                 return r.trigger_reason
             if key == "flush":
                 return r.flush_detail or None
+            if key == "coverage":
+                return coverage_text(r, titles=True)
+            if key == "time":
+                return r.timestamp
             details = [f"{HEALTH_FLAG_TEXT.get(f, f)}: {d}"
                        for f, d in zip(r.flags, r.flag_details, strict=True)]
             return "\n".join(details) or self.tr("No problem found")

@@ -22,7 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .model import SEVERITY_COLORS, HealthModel, HealthRole
+from .model import COLUMNS, SEVERITY_COLORS, HealthModel, HealthRole
+
+#: The coverage column wraps at this width (seven classes would not fit on one line).
+COVERAGE_WIDTH = 220
 
 if TYPE_CHECKING:
     from sessionlens.engine import CompactionHealth, MemoryHealth
@@ -50,11 +53,16 @@ class MemoryPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
+        self.table.setWordWrap(True)
         self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        coverage = COLUMNS.index("coverage")
+        header.setSectionResizeMode(coverage, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(coverage, COVERAGE_WIDTH)
         header.setStretchLastSection(True)
+        self.table.verticalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._menu)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
@@ -111,7 +119,7 @@ class MemoryPanel(QWidget):
                     "%3", f"{health.compaction_threshold:,}").replace(
                     "%4", str(len(health.flush_turn_ids))) + "</small>"
             self.summary.setText(text)
-        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
         self.details.clear()
         self.open_audit.setEnabled(False)
 
@@ -142,7 +150,7 @@ class MemoryPanel(QWidget):
             "%1", item.compaction_id).replace("%2", str(item.number)).replace(
             "%3", str(item.line)).replace("%4", item.trigger_reason)]
         lines += [f"⚠ {d}" for d in item.flag_details]
-        if item.flush_detail:
+        if item.flush_detail and not {"flush-missed", "flush-skipped"} & set(item.flags):
             lines.append(self.tr("memory flush: %1").replace("%1", item.flush_detail))
         self.details.setText("\n".join(lines))
 

@@ -148,7 +148,7 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
                                                  tip=lambda x, y, data: self._mark_tips.get(
                                                      int(round(x)), ""))
         self._mark_tips: dict[int, str] = {}
-        self.flush_legend = pg.PlotDataItem([], [], name=tr("memory flush (soft threshold)"))
+        self.flush_legend = pg.PlotDataItem([], [], name=tr("memory flush"))
         for item in (self.flush_line, self.flush_marks, self.precheck_marks):
             item.setVisible(False)
             self.addItem(item)
