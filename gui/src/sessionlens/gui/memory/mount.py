@@ -20,6 +20,7 @@ from .view import MemoryPanel
 if TYPE_CHECKING:
     from sessionlens.engine import ChainAudit, MemoryHealth
     from sessionlens.gui.compaction.mount import CompactionParts
+    from sessionlens.gui.lineage.undo import CompactionUndo
     from sessionlens.gui.main_window import MainWindow
     from sessionlens.gui.session_controller import SessionController
     from sessionlens.gui.tasks import TaskRunner
@@ -57,8 +58,10 @@ def _chart_marks(window: MainWindow, session: SessionController, health: MemoryH
 
 
 def mount_memory(window: MainWindow, session: SessionController, tasks: TaskRunner,
-                 compaction: CompactionParts) -> MemoryParts:
-    """Create the memory parts, add the Memory tab and connect everything."""
+                 compaction: CompactionParts, undo: CompactionUndo | None = None
+                 ) -> MemoryParts:
+    """Create the memory parts, add the Memory tab and connect everything; ``undo`` (the
+    lineage view's) makes "Undo this compaction…" one action from the Memory tab too."""
     mem = MemoryController(session, tasks, parent=window)
     panel = MemoryPanel()
     index = window.add_workbench_tab(panel, _tr("Memory"))
@@ -100,6 +103,14 @@ def mount_memory(window: MainWindow, session: SessionController, tasks: TaskRunn
     session.entry_selected.connect(panel.select_compaction)
     window.tokens.chart.compaction_clicked.connect(chart_clicked)
     audit.file_entry_activated.connect(lambda p, e: session.open_at(Path(p), e))
+    if undo is not None:
+        def request_undo(compaction_id: str) -> None:
+            if session.path is not None:
+                undo.request(session.path, compaction_id, panel)
+
+        panel.undo_requested.connect(request_undo)
+    else:
+        panel.undo.setVisible(False)
     if session.transcript is not None:  # mounted after a file was opened
         mem.refresh()
     return MemoryParts(mem, panel, index)

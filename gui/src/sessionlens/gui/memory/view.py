@@ -38,6 +38,8 @@ class MemoryPanel(QWidget):
     compaction_selected = Signal(str)
     #: Show this compaction's audit (the Audit tab).
     audit_requested = Signal(str)
+    #: compaction id: undo it (the lineage view's undo plans, confirms and restores)
+    undo_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +75,12 @@ class MemoryPanel(QWidget):
                                            "kept, what it dropped, the recovery pack"))
         self.open_audit.setEnabled(False)
         self.open_audit.clicked.connect(lambda: self._request_audit(self._current_row()))
+        self.undo = QPushButton(self.tr("Undo this compaction…"))
+        self.undo.setToolTip(self.tr("Go back to the checkpoint SessionLens took before it "
+                                     "wrote this compaction (and repoint sessions.json); "
+                                     "compactions the agent wrote have no checkpoint"))
+        self.undo.setEnabled(False)
+        self.undo.clicked.connect(lambda: self._request_undo(self._current_row()))
         self.details = QLabel()
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -80,6 +88,7 @@ class MemoryPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.open_audit, 0, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(self.undo, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.table, 1)
@@ -92,6 +101,7 @@ class MemoryPanel(QWidget):
         self.summary.setText(text)
         self.details.clear()
         self.open_audit.setEnabled(False)
+        self.undo.setEnabled(False)
 
     def set_health(self, health: MemoryHealth) -> None:
         """Fill the table from the engine's health (already worst first)."""
@@ -122,6 +132,7 @@ class MemoryPanel(QWidget):
         self.table.resizeRowsToContents()
         self.details.clear()
         self.open_audit.setEnabled(False)
+        self.undo.setEnabled(False)
 
     def select_compaction(self, compaction_id: str) -> None:
         """Highlight ``compaction_id``'s row (selected elsewhere: the timeline, the chart)."""
@@ -138,6 +149,7 @@ class MemoryPanel(QWidget):
     def _on_selection(self, _sel: QItemSelection, _old: QItemSelection) -> None:
         row = self._current_row()
         self.open_audit.setEnabled(row >= 0)
+        self.undo.setEnabled(row >= 0)
         if row < 0:
             return
         item = self.model.item(row)
@@ -146,6 +158,7 @@ class MemoryPanel(QWidget):
 
     def _show_details(self, item: CompactionHealth) -> None:
         self.open_audit.setEnabled(True)
+        self.undo.setEnabled(True)
         lines = [self.tr("Compaction %1 (#%2, line %3): %4").replace(
             "%1", item.compaction_id).replace("%2", str(item.number)).replace(
             "%3", str(item.line)).replace("%4", item.trigger_reason)]
@@ -159,10 +172,16 @@ class MemoryPanel(QWidget):
             self.audit_requested.emit(self.model.data(self.model.index(row, 0), HealthRole)
                                       .compaction_id)
 
+    def _request_undo(self, row: int) -> None:
+        if 0 <= row < self.model.rowCount():
+            self.undo_requested.emit(self.model.data(self.model.index(row, 0), HealthRole)
+                                     .compaction_id)
+
     def _menu(self, pos: QPoint) -> None:
         index = self.table.indexAt(pos)
         if not index.isValid():
             return
         menu = QMenu(self)
         menu.addAction(self.tr("Open audit"), lambda: self._request_audit(index.row()))
+        menu.addAction(self.tr("Undo this compaction…"), lambda: self._request_undo(index.row()))
         menu.exec(self.table.viewport().mapToGlobal(pos))
