@@ -25,14 +25,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from sessionlens.engine import (
-    WRITE_MODES,
-    PersistError,
     audit_compaction,
     build_provider,
-    export_summary,
-    make_bundle,
     plan_rerun,
-    prepare_write,
     restore_checkpoint,
     run_compaction,
     write_prepared,
@@ -43,6 +38,7 @@ from sessionlens.gui.compaction.outbound import (
 )
 from sessionlens.gui.compaction.pool_provider import PoolProvider
 from sessionlens.gui.compaction.run import KEEP_RETRY_COPIES, RunOptions, RunRecord
+from sessionlens.gui.compaction.write_jobs import export_run, prepare_all_writes
 from sessionlens.gui.session_controller import describe_error
 
 if TYPE_CHECKING:
@@ -264,21 +260,7 @@ class CompactionController(QObject):
         t, outcome = record.transcript, record.outcome
 
         def job(_p: Progress, _c: CancelCheck) -> dict[str, WritePlan | str]:
-            plans: dict[str, WritePlan | str] = {}
-            for mode in WRITE_MODES:
-                try:
-                    plans[mode] = prepare_write(t, outcome, mode)
-                except PersistError as exc:
-                    plans[mode] = describe_error(exc)
-            successor = plans.get("successor")
-            if not isinstance(successor, str) and successor is not None \
-                    and successor.dropped_retry_copies:  # the Accept dialog can keep them
-                try:
-                    plans[KEEP_RETRY_COPIES] = prepare_write(t, outcome, "successor",
-                                                             keep_retry_copies=True)
-                except PersistError as exc:
-                    plans[KEEP_RETRY_COPIES] = describe_error(exc)
-            return plans
+            return prepare_all_writes(t, outcome)
 
         def done(plans: dict[str, WritePlan | str]) -> None:
             if self.current is not None and self.current.number == record.number:
@@ -397,25 +379,10 @@ class CompactionController(QObject):
         if rec is None:
             self.export_failed.emit(self.tr("Run and audit a summary first."))
             return
-        report = rec.report
-        f, r = rec.figures, self._session.resolved
-        settings: dict[str, Any] = {
-            "context_window": f.context_window, "threshold": f.threshold,
-            "first_kept_entry_id": f.first_kept_entry_id, "tokens_before": f.tokens_before,
-            "tokens_after": rec.tokens_after, "entries_summarized": f.entries_summarized,
-            "identifier_policy": rec.options.identifier_policy}
-        if r is not None:
-            settings.update({"keep_recent_tokens": r.keep_recent_tokens.value,
-                             "reserve_tokens": r.reserve_tokens.value,
-                             "cut_rule": r.cut_rule.value})
+        resolved = self._session.resolved
 
         def job(_p: Progress, _c: CancelCheck) -> Path:
-            bundle = make_bundle(rec.transcript, rec.result.summary, report,
-                                 provider=rec.result.provider, model=rec.result.model,
-                                 template=rec.result.template,
-                                 instructions=rec.result.instructions, settings=settings,
-                                 provenance=rec.outcome.provenance)
-            return Path(export_summary(bundle, fmt, out))
+            return export_run(rec, resolved, fmt, out)
 
         self._tasks.run(job, on_done=lambda p: self.exported.emit(str(p)),
                         on_error=lambda e: self.export_failed.emit(describe_error(e)))
