@@ -259,7 +259,7 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
             finish(2)
             return
         if view in RUN_VIEWS:
-            waiting = _start_run(ctx, view)
+            waiting = start_view_run(ctx, view)
             if waiting is None:
                 done["ready"] = True
             else:
@@ -300,7 +300,7 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
     QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, give_up)
 
 
-def _start_run(ctx: AppContext, view: str) -> SignalInstance | None:
+def start_view_run(ctx: AppContext, view: str) -> SignalInstance | None:
     """Give a run view something to show: the compaction view a fresh run of the planned
     cut, audit and compare a re-run of the latest recorded compaction (selected first).
     Local providers only (a screenshot sends nothing anywhere). Returns the signal that

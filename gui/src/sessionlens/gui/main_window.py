@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QProgressBar,
     QPushButton,
     QSplitter,
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.gui import shortcuts
+from sessionlens.gui.export_flow import tell_refused
 from sessionlens.gui.icons import icon
 from sessionlens.gui.prefs import Prefs
 from sessionlens.gui.session_controller import SessionController
@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from sessionlens.engine import Transcript
 
 STAGES = {"load": "Loading", "count": "Counting tokens", "plan": "Planning"}
-#: The sessions dock's usual width, and the least it may shrink to.
-BROWSER_WIDTH, BROWSER_MIN_WIDTH = 300, 220
+#: The sessions dock's usual width (it gets it back when the window grows).
+BROWSER_WIDTH = 340
 #: The workbench tab that shares the window with the timeline and chart.
 INSPECT_TAB = "Message"
 
@@ -75,15 +75,15 @@ class MainWindow(QMainWindow):
         right.addWidget(self.tokens)
         right.addWidget(self.workbench)
         right.setChildrenCollapsible(False)
-        self.tokens.setMinimumHeight(230)
         self.workbench.setMinimumHeight(220)
         right.setSizes([470, 430])
         self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.addWidget(self.timeline)
         self.split.addWidget(right)
         self.split.setChildrenCollapsible(False)
-        self.timeline.setMinimumWidth(300)
-        right.setMinimumWidth(520)
+        # never narrower than its filter bar needs (below that its fields overlap)
+        self.timeline.setMinimumWidth(max(300, self.timeline.minimumSizeHint().width()))
+        right.setMinimumWidth(460)
         self.split.setStretchFactor(0, 2)
         self.split.setStretchFactor(1, 3)
         self.split.setSizes([480, 900])
@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
         self.diagnostics = DiagnosticsPanel(controller)
         self.diag_dock = self._dock(self.tr("Diagnostics"), "diagnostics", self.diagnostics,
                                     Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.browser.setMinimumWidth(BROWSER_MIN_WIDTH)
+        # its table keeps every header whole (table_fit), so the dock never shrinks past use
         self.resizeDocks([self.browser_dock], [BROWSER_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([self.diag_dock], [140], Qt.Orientation.Vertical)
         self.diag_dock.hide()  # shown when a file has unreadable lines
@@ -286,8 +286,8 @@ class MainWindow(QMainWindow):
         self.status_label.setText(self.tr("Could not open the file (see the message)")
                                   if self.isVisible() else message)
         self.status_label.setToolTip(message)
-        if self.isVisible():
-            QMessageBox.warning(self, self.tr("SessionLens"), message)
+        if self.isVisible():  # window-modal, not blocking: the whole reason, selectable
+            tell_refused(self.tr("SessionLens"), message, self)
 
     # drag and drop, closing ---------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from sessionlens.gui import colors
 from sessionlens.gui.lineage.model import KIND_COLORS
+from sessionlens.gui.table_fit import fit_columns
 
 if TYPE_CHECKING:
     from sessionlens.engine import DriftReport, SummaryPoint
@@ -68,6 +69,8 @@ class DriftView(QWidget):
         self.identifiers = QTreeWidget()
         self.identifiers.setHeaderLabels([self.tr("Identifier"), self.tr("Class"),
                                           self.tr("Change")])
+        for tree in (self.sections, self.identifiers):
+            fit_columns(tree, 0)
         self.identifiers.itemDoubleClicked.connect(lambda *_: self._open_selected())
         lists = QSplitter(Qt.Orientation.Horizontal)
         lists.addWidget(self.sections)

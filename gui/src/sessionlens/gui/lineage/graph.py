@@ -45,8 +45,10 @@ from sessionlens.gui.lineage.model import KIND_COLORS, node_detail
 if TYPE_CHECKING:
     from sessionlens.engine import Lineage, LineageNode
 
-COL_W = 322.0
-BOX_W, BOX_H = 282.0, 60.0
+COL_W = 340.0
+BOX_W, BOX_H = 262.0, 60.0
+#: A point's row may run past its box, up to the next generation's column.
+ROW_W = COL_W - 30.0
 ROW_H = 26.0
 INDENT = 22.0
 TOP = 56.0
@@ -82,7 +84,7 @@ class NodeItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         if self.is_box:
             return QRectF(-3, -3, BOX_W + 6, BOX_H + 6)
-        return QRectF(-2, -2, BOX_W - INDENT + 4, ROW_H)
+        return QRectF(-2, -2, ROW_W - INDENT + 4, ROW_H)
 
     def anchor_left(self) -> QPointF:
         return self.mapToScene(QPointF(0, BOX_H / 2 if self.is_box else 10))
@@ -146,7 +148,7 @@ class NodeItem(QGraphicsItem):
         fm = QFontMetrics(self._font)
         text = f"{n.title} · {node_detail(n, short=True)}"
         painter.drawText(QPointF(22, 14), fm.elidedText(
-            text, Qt.TextElideMode.ElideRight, int(BOX_W - INDENT - 26)))
+            text, Qt.TextElideMode.ElideRight, int(ROW_W - INDENT - 26)))
 
 
 class LineageGraphView(QGraphicsView):

@@ -7,6 +7,7 @@ opens it in the main window.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -23,7 +24,11 @@ from sessionlens.engine import SessionInfo
 from sessionlens.gui.icons import icon
 from sessionlens.gui.roles import FilterRole, SortRole
 from sessionlens.gui.session_controller import SessionController
-from sessionlens.gui.sessions.model import SessionTreeModel
+from sessionlens.gui.sessions.model import COLUMNS, SessionTreeModel
+from sessionlens.gui.table_fit import fit_columns, keep_headers_whole
+
+#: The column a narrow dock hides.
+SIZE_COLUMN = COLUMNS.index("Size")
 
 
 class SessionBrowser(QWidget):
@@ -58,8 +63,9 @@ class SessionBrowser(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(36)
-        for col in range(1, self.model.columnCount()):  # numbers and titles stay whole
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        fit_columns(self.tree, 0)  # numbers and titles stay whole
+        self._full_width = 0
+        self._fit_columns()
         bar = QHBoxLayout()
         bar.addWidget(self.filter, 1)
         bar.addWidget(self.refresh)
@@ -77,6 +83,16 @@ class SessionBrowser(QWidget):
         controller.sessions_ready.connect(self._on_sessions)
         controller.sessions_failed.connect(self.status.setText)
 
+    def _fit_columns(self) -> None:
+        """Size is the column a narrow dock drops first (it returns when there is room)."""
+        self._full_width = keep_headers_whole(self.tree, optional=(SIZE_COLUMN,))
+        self.tree.setColumnHidden(SIZE_COLUMN, self.tree.width() < self._full_width)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._full_width:
+            self.tree.setColumnHidden(SIZE_COLUMN, self.tree.width() < self._full_width)
+
     def rescan(self) -> None:
         self.status.setText(self.tr("Looking for sessions…"))
         self._c.discover()
@@ -92,6 +108,7 @@ class SessionBrowser(QWidget):
         self._span_groups()
         for col in range(1, self.model.columnCount()):
             self.tree.resizeColumnToContents(col)
+        self._fit_columns()
         n = self.model.session_count()
         self.status.setText(self.tr("No agent sessions found on this machine.") if n == 0 else
                             self.tr("%n session(s) found", "", n))

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from sessionlens.gui.session_controller import TokenView
 
 
-#: Where the legend starts (past the y axis and its label).
-LEGEND_LEFT_PX = 56
+#: Where the legend starts (it sits above the plot, so it may start over the y axis).
+LEGEND_LEFT_PX = 4
 
 
 class ContextChart(pg.PlotWidget):  # type: ignore[misc]
@@ -112,9 +112,14 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         if not items or not self.legend.isVisible():
             self.getPlotItem().layout.setContentsMargins(0, 4, 0, 0)
             return
-        cell = max(label.boundingRect().width() + sample.boundingRect().width()
-                   for sample, label in items) + 14
-        cols = max(1, min(len(items), int((self.width() - LEGEND_LEFT_PX - 8) // cell)))
+        widths = [label.boundingRect().width() + sample.boundingRect().width() + 16
+                  for sample, label in items]
+        room = self.width() - LEGEND_LEFT_PX - 8
+        cols = 1
+        for n in range(len(items), 0, -1):  # the most columns whose widest cells still fit
+            if sum(max(widths[c::n]) for c in range(n)) <= room:
+                cols = n
+                break
         if cols != self._legend_cols:
             self._legend_cols = cols
             self.legend.setColumnCount(cols)

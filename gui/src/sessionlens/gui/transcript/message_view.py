@@ -137,6 +137,12 @@ class MessageView(QTextBrowser):
         fmt.setName(name)
         fmt.setWidth(img.width())
         fmt.setHeight(img.height())
+        # the image in a paragraph of its own with room above and below, so the text line
+        # before it is never drawn over its top edge
+        block = QTextBlockFormat()
+        block.setTopMargin(6)
+        block.setBottomMargin(6)
+        cur.setBlockFormat(block)
         cur.insertImage(fmt)
 
     @staticmethod

@@ -6,7 +6,7 @@ only collects what the user typed (debounced) and shows the prepared rows.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QTimer
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QSize, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -44,7 +44,7 @@ class TimelineView(QWidget):
         self._c = controller
         self.model = TimelineModel(self)
         self.search = QLineEdit(placeholderText=self.tr("Search entries…"), clearButtonEnabled=True)
-        self.search.setMinimumWidth(150)
+        self.search.setMinimumWidth(90)
         self.role_box = QComboBox()
         self.role_box.addItem(self.tr("All roles"), "")
         for r in ROLES:
@@ -53,6 +53,10 @@ class TimelineView(QWidget):
         self.type_box.addItem(self.tr("All types"), "")
         for t in TYPES:
             self.type_box.addItem(t, t)
+        for box in (self.role_box, self.type_box):  # sized to "All types", not the longest
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(9)
+            box.setIconSize(QSize(1, 1))  # the items have no icons: no room kept for one
         self.problems = QToolButton()
         self.problems.setCheckable(True)
         self.problems.setToolTip(self.tr("Only errors, aborted turns and overflows"))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -94,8 +95,9 @@ class TokenPanel(QWidget):
         # fixed heights: a label that grows by a line would resize the chart, and a pyqtgraph
         # re-layout costs more than the whole repaint
         line = self.fontMetrics().lineSpacing()
-        self.totals.setFixedHeight(2 * line + 4)
-        self.prediction.setFixedHeight(3 * line + 6)
+        self._min_heights = {self.totals: 2 * line + 4, self.prediction: 3 * line + 6}
+        for label, height in self._min_heights.items():
+            label.setFixedHeight(height)
         self.prediction.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.totals.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.breakdown_kind = QComboBox()
@@ -133,6 +135,20 @@ class TokenPanel(QWidget):
         controller.plan_failed.connect(self._on_plan_failed)
         controller.failed.connect(self._on_failed)
         controller.settings_changed.connect(lambda _s: self._refresh_window())
+
+    def _fit_labels(self) -> None:
+        """Grow a label by the lines its text wraps to (never less than its usual height);
+        the height changes only when the line count does, so the chart seldom re-lays out."""
+        for label, least in self._min_heights.items():
+            width = label.contentsRect().width()
+            need = label.heightForWidth(width) if width > 0 else least
+            height = max(least, need + 2)
+            if height != label.height():
+                label.setFixedHeight(height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_labels()
 
     def apply_theme(self, dark: bool) -> None:
         self.chart.apply_theme(dark)
@@ -210,6 +226,7 @@ class TokenPanel(QWidget):
             tip = "\n".join(f"{label}: {s.value:,} ({s.source})" if isinstance(s.value, int)
                             else f"{label}: {s.value} ({s.source})" for label, s in resolved.rows())
             self.totals.setToolTip("\n".join([tip, *("⚠ " + w for w in resolved.warnings)]))
+        self._fit_labels()
 
     def _render(self, view: TokenView) -> None:
         self._charted = view.series
@@ -259,6 +276,7 @@ class TokenPanel(QWidget):
             f"<br/><span style='color:gray'>{L['threshold']} {f.threshold:,} · "
             f"{verdict} · {self.tr('drag the red line to move the cut')}</span>")
         self.prediction.setToolTip(plan.cut_reason)
+        self._fit_labels()
         self.reset_cut.setEnabled(self._c.cut_entry_id is not None)
 
     def _on_plan_failed(self, message: str) -> None:
@@ -269,6 +287,8 @@ class TokenPanel(QWidget):
         if self._c.plan is None:
             self.chart.set_plan(None, {}, 0)
             self.prediction.setText(note)
+            self._fit_labels()
             return
         self._on_plan(self._c.plan)        # a rejected cut: the last good plan stays on screen
         self.prediction.setText(self.prediction.text() + "<br/>" + note)
+        self._fit_labels()

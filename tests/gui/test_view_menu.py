@@ -1,0 +1,125 @@
+"""View ▸ Dark mode, the workbench pages, ``--view`` and the reasons on disabled buttons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from fixtures.agent_lines import asst, jl, user
+from fixtures.qt_app import mount
+from fixtures.scenarios import write_session
+from sessionlens.gui.__main__ import split_subcommand
+from sessionlens.gui.app import VIEWS, parse_args
+from sessionlens.gui.prefs import Prefs
+
+RUN_MS = 30_000
+
+
+def _claude_code_file(path: Path) -> Path:
+    """Eight Claude Code turns, long enough to plan a cut with a small keep-recent."""
+    rows, parent = [], None
+    for i in range(8):
+        rows.append(user(f"u{i}", parent, f"step {i}: fix src/app/m{i}.py " + "context " * 80))
+        rows.append(asst(f"a{i}", f"u{i}", [{"type": "text", "text": f"fixed m{i} " + "ok " * 80}],
+                         mid=f"m{i}"))
+        parent = f"a{i}"
+    path.write_bytes(jl(*rows))
+    return path
+
+
+def _window_lightness() -> int:
+    return QApplication.palette().color(QPalette.ColorRole.Window).lightness()
+
+
+def test_dark_toggle_flips_the_palette_and_the_pref(qtbot: Any, make_main_window: Any) -> None:
+    ctx = make_main_window("--theme", "light")
+    act = ctx.window.act_dark
+    assert act in ctx.window.panels_menu.actions()
+    assert not act.isChecked() and _window_lightness() >= 128
+    act.trigger()
+    assert act.isChecked() and _window_lightness() < 128
+    assert Prefs(ctx.paths.settings_file).theme() == "dark"
+    act.trigger()
+    assert _window_lightness() >= 128 and ctx.prefs.theme() == "light"
+
+
+def test_a_workflow_tab_gets_the_window(qtbot: Any, make_main_window: Any) -> None:
+    ctx = make_main_window()
+    win = ctx.window
+    assert win.timeline.isVisible() and win.tokens.isVisible()
+    assert win.show_tab("Audit")
+    assert not win.timeline.isVisible() and not win.tokens.isVisible()
+    assert win.act_focus.isChecked()
+    win.act_focus.trigger()  # the user wants the timeline back beside the audit
+    assert win.timeline.isVisible() and win.workbench.currentWidget() is ctx.compaction.audit
+    assert win.show_tab("message") and win.timeline.isVisible()
+
+
+@pytest.mark.parametrize("name", ["compaction", "audit", "compare", "lineage", "timeline"])
+def test_view_names_pick_their_tab(qtbot: Any, make_main_window: Any, name: str) -> None:
+    ctx = make_main_window()
+    assert ctx.window.show_tab(VIEWS[name])
+    expected = {"compaction": ctx.compaction.panel, "audit": ctx.compaction.audit,
+                "compare": ctx.compaction.compare, "timeline": ctx.window.message,
+                "lineage": ctx.lineage.panel if ctx.lineage is not None else None}[name]
+    assert ctx.window.workbench.currentWidget() is expected
+
+
+def test_view_option_is_listed_and_may_stand_anywhere(capsys: Any) -> None:
+    args = parse_args(["--view", "audit", "x.jsonl", "--screenshot", "o.png"])
+    assert args.view == "audit" and args.file == Path("x.jsonl")
+    assert split_subcommand(["--view", "audit", "inspect", "f"], {"inspect"}) == (
+        "inspect", ["f", "--view", "audit"])
+    with pytest.raises(SystemExit):
+        parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert "--view NAME" in out and all(v in out for v in VIEWS)
+    with pytest.raises(SystemExit):
+        parse_args(["--view", "nowhere"])
+
+
+def test_disabled_accept_says_why(qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    ctx = make_app()
+    parts = mount(qtbot, ctx, write_session(tmp_path / "s"))
+    assert not parts.panel.accept_button.isEnabled()
+    assert "Run a compaction first" in parts.panel.accept_button.toolTip()
+    assert "Run a compaction" in parts.panel.export_buttons["md"].toolTip()
+    assert "Nothing was written" in parts.panel.undo_button.toolTip()
+
+
+def test_accept_on_a_file_never_written_names_the_refusal(
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    """A Claude Code transcript is previewed and exported, never written: the tooltip says so."""
+    ctx = make_app()
+    path = _claude_code_file(tmp_path / "cc.jsonl")
+    parts = mount(qtbot, ctx, path, keep_recent=200)
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=RUN_MS):
+        parts.panel.run()
+    assert not parts.panel.accept_button.isEnabled()
+    tip = parts.panel.accept_button.toolTip()
+    assert tip.startswith("It cannot be written") and "never writes into" in tip
+    assert all(b.isEnabled() for b in parts.panel.export_buttons.values())
+
+
+def test_screenshot_of_a_missing_view_lists_the_ones_there(
+        qtbot: Any, make_main_window: Any) -> None:
+    ctx = make_main_window()
+    titles = ctx.window.tab_titles()
+    assert not ctx.window.show_tab("No such tab") and ctx.window.tab_titles() == titles
+    available = [n for n, t in VIEWS.items() if t in titles]
+    assert {"timeline", "compaction", "audit", "compare", "lineage"} <= set(available)
+
+
+def test_the_chart_shows_a_plain_frame_after_a_failed_open(
+        qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
+    """After a failed first open the chart shows a plain 0…1 frame, not ±400 (x0.001)."""
+    ctx = make_main_window()
+    bad = tmp_path / "missing.jsonl"
+    with qtbot.waitSignal(ctx.controller.failed, timeout=RUN_MS):
+        ctx.controller.open(bad)
+    (x0, x1), (y0, y1) = ctx.window.tokens.chart.getPlotItem().getViewBox().viewRange()
+    assert (x0, x1, y0, y1) == (0, 1, 0, 1)
