@@ -56,7 +56,7 @@ def test_a_workflow_tab_gets_the_window(qtbot: Any, make_main_window: Any) -> No
     assert win.act_focus.isChecked()
     win.act_focus.trigger()  # the user wants the timeline back beside the audit
     assert win.timeline.isVisible() and win.workbench.currentWidget() is ctx.compaction.audit
-    assert win.show_tab("message") and win.timeline.isVisible()
+    assert win.show_tab("timeline") and win.timeline.isVisible()
 
 
 @pytest.mark.parametrize("name", ["compaction", "audit", "compare", "lineage", "timeline"])

@@ -38,9 +38,9 @@ def test_rows_and_sentence_are_the_engines_numbers(qtbot: Any, make_main_window:
     assert model.data(model.index(0, 0)) == first.entry_id
     assert model.data(model.index(0, 3), Qt.ItemDataRole.UserRole) == first.trimmed_tokens
     text = parts.panel.summary.text()
-    assert f"save {expected.delay_tokens:,} tokens" in text
+    assert f"save {expected.delay_tokens:,} tokens." in text
     assert f"threshold {c.threshold():,}" in text  # the token panel's threshold, same value
-    assert f"context {figures.context_tokens:,} →" in text  # and the plan's context
+    assert f"Context {figures.context_tokens:,} →" in text  # and the plan's context
 
 
 def test_without_a_plan_the_preview_still_shows(qtbot: Any, make_main_window: Any,

@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 #: Give up on a screenshot after this long (ms) rather than hang a script.
 SCREENSHOT_TIMEOUT_MS = 180_000
 #: ``--view`` names and the workbench tab each one shows (timeline: the inspect page).
-VIEWS: dict[str, str] = {"timeline": "Message", "compaction": "Compaction", "audit": "Audit",
-                         "compare": "Compare", "lineage": "Lineage", "memory": "Memory"}
+VIEWS: dict[str, str] = {"timeline": "Timeline", "compaction": "Compaction", "audit": "Audit",
+                         "compare": "Compare", "lineage": "Lineage", "memory": "Memory",
+                         "trace": "Trace", "pruning": "Pruning"}
 #: Views that show a run: the screenshot re-runs the latest recorded compaction first.
 RUN_VIEWS = frozenset({"compaction", "audit", "compare"})
 APP_ID = "dev.sessionlens.SessionLens"

@@ -26,8 +26,10 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QTabBar,
     QTabWidget,
     QToolBar,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -49,8 +51,8 @@ if TYPE_CHECKING:
 STAGES = {"load": "Loading", "count": "Counting tokens", "plan": "Planning"}
 #: The sessions dock's usual width (it gets it back when the window grows).
 BROWSER_WIDTH = 340
-#: The workbench tab that shares the window with the timeline and chart.
-INSPECT_TAB = "Message"
+#: The page that shows the timeline, the chart and the selected message.
+INSPECT_TAB = "Timeline"
 
 
 class MainWindow(QMainWindow):
@@ -87,7 +89,24 @@ class MainWindow(QMainWindow):
         self.split.setStretchFactor(0, 2)
         self.split.setStretchFactor(1, 3)
         self.split.setSizes([480, 900])
-        self.setCentralWidget(self.split)
+        # the pages (Timeline, Lineage, Compaction, …, Memory, Trace, Pruning) switch from one
+        # bar across the whole window: in the workbench's own bar, beside the timeline, eight
+        # titles did not fit at 1280 px; the workbench keeps the stack, its bar is hidden
+        self.pages = QTabBar()
+        self.pages.setObjectName("pages")
+        self.pages.setDocumentMode(True)
+        self.pages.setExpanding(False)
+        self.pages.addTab(self.tr(INSPECT_TAB))
+        self.pages.setTabToolTip(0, self.tr("The timeline, the token chart and the selected "
+                                            "message"))
+        self.workbench.tabBar().hide()
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.pages)
+        column.addWidget(self.split, 1)
+        self.setCentralWidget(central)
 
         self.browser = SessionBrowser(controller)
         self.browser_dock = self._dock(self.tr("Sessions on this machine"), "sessions", self.browser,
@@ -198,11 +217,15 @@ class MainWindow(QMainWindow):
         c.loaded.connect(self._on_loaded)
         c.failed.connect(self._on_failed)
         self.workbench.currentChanged.connect(self._on_tab)
+        self.workbench.currentChanged.connect(self.pages.setCurrentIndex)
+        self.pages.currentChanged.connect(self.workbench.setCurrentIndex)
 
     # public extension point for later panels (compaction, compare, audit, lineage) --------------
     def add_workbench_tab(self, widget: QWidget, title: str) -> int:
-        """Add a panel beside the message view; returns its tab index."""
-        return self.workbench.addTab(widget, title)
+        """Add a page (a workbench panel and its title in the page bar); returns its index."""
+        index = self.workbench.addTab(widget, title)
+        self.pages.insertTab(index, title)
+        return index
 
     def add_file_action(self, action: QAction) -> None:
         """Put an action (Export…) into the File menu, above Reload and Settings."""

@@ -124,7 +124,7 @@ class PinList(QListWidget):
         self.setAlternatingRowColors(True)
         self.setWordWrap(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setMaximumHeight(110)
+        self.setMaximumHeight(64)  # three short rows: the options above must not scroll at 1280×800
         self._pins = pins
         pins.places_ready.connect(self._fill)
         self.itemDoubleClicked.connect(

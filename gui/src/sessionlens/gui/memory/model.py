@@ -61,7 +61,7 @@ class HealthModel(QAbstractTableModel):
     def headers(self) -> tuple[str, ...]:
         return (self.tr("Severity"), self.tr("#"), self.tr("Compaction"), self.tr("Time"),
                 self.tr("Trigger"), self.tr("Replaced"), self.tr("Summary"),
-                self.tr("Flags"), self.tr("Coverage per class"), self.tr("Memory flush"))
+                self.tr("Flags"), self.tr("Coverage per class"), self.tr("Flush"))
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
@@ -76,6 +76,8 @@ class HealthModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             return {"replaced": self.tr("Tokens the summary stands in for (forensics' estimate)"),
                     "summary": self.tr("The summary's size"),
+                    "flush": self.tr("Whether OpenClaw's memory flush ran before this "
+                                     "compaction, was skipped (and why) or was missed"),
                     "coverage": self.tr("Specifics of the summarized span the summary kept, "
                                         "per class")}.get(COLUMNS[section])
         return None
@@ -86,7 +88,10 @@ class HealthModel(QAbstractTableModel):
         if key == "number":
             return str(r.number)
         if key == "compaction":
-            return r.compaction_id + ("" if r.on_active_path else self.tr(" (side branch)"))
+            # Claude Code's ids are whole UUIDs: the head is enough to tell them apart here
+            # (the tooltip and the details line below the table carry the whole id)
+            cid = r.compaction_id if len(r.compaction_id) <= 12 else r.compaction_id[:8] + "…"
+            return cid + ("" if r.on_active_path else self.tr("\n(side branch)"))
         if key == "time":  # as the timeline shows times; the tooltip has the whole stamp
             return (r.timestamp or "").replace("T", " ")[5:16] or "—"
         if key == "trigger":
@@ -126,6 +131,8 @@ class HealthModel(QAbstractTableModel):
                 return coverage_text(r, titles=True)
             if key == "time":
                 return r.timestamp
+            if key == "compaction":
+                return r.compaction_id
             details = [f"{HEALTH_FLAG_TEXT.get(f, f)}: {d}"
                        for f, d in zip(r.flags, r.flag_details, strict=True)]
             return "\n".join(details) or self.tr("No problem found")

@@ -22,13 +22,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sessionlens.gui.table_fit import fit_columns
+
 from .model import COLUMNS, SEVERITY_COLORS, HealthModel, HealthRole
 
 #: The coverage column wraps at this width (seven classes would not fit on one line).
-COVERAGE_WIDTH = 220
 
 if TYPE_CHECKING:
     from sessionlens.engine import CompactionHealth, MemoryHealth
+
+
+#: Room for two or three classes a line (the cell wraps between them).
+COVERAGE_WIDTH = 180
+FLAGS_WIDTH = 160
 
 
 class MemoryPanel(QWidget):
@@ -57,12 +63,17 @@ class MemoryPanel(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(True)
         self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # the last column takes the spare room, the rest fit their content, and the table
+        # is never narrower than its header texts
+        fit_columns(self.table, stretch=COLUMNS.index("flush"))
+        # coverage wraps between classes: a fixed width at least as wide as its header
         coverage = COLUMNS.index("coverage")
+        header = self.table.horizontalHeader()
         header.setSectionResizeMode(coverage, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(coverage, COVERAGE_WIDTH)
-        header.setStretchLastSection(True)
+        header.resizeSection(coverage, max(COVERAGE_WIDTH, header.sectionSizeHint(coverage)))
+        flags = COLUMNS.index("flags")  # wraps too: one flag a line, long ones on two
+        header.setSectionResizeMode(flags, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(flags, max(FLAGS_WIDTH, header.sectionSizeHint(flags)))
         self.table.verticalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

@@ -32,22 +32,24 @@ DEFAULT_KEEP_TURNS = 3
 
 
 def describe_delay(d: PruningDelay) -> str:
-    """One readable paragraph of the engine's figures (no number is computed here)."""
+    """Three short lines of the engine's figures (no number is computed here); lines, not a
+    wrapped paragraph: a wrapped label in a stacked page kept the height of one line."""
     p = d.preview
     if not p.results:
         return (f"Nothing to prune: no tool result is older than the last {p.keep_turns} user "
-                f"turns. Context {d.context_tokens:,} tokens, threshold {d.threshold:,}.")
+                f"turns.\nContext {d.context_tokens:,} tokens, threshold {d.threshold:,}.")
     turns = (f", about {d.turns_gained:.1f} turns at this session's pace"
              if d.turns_gained is not None else "")
     due = ("Compaction is due now; with pruning it "
            + ("is still due." if d.due_with_pruning else "is not due.")
            if d.due_without_pruning else
            "Compaction is not due yet.")
-    return (f"Pruning would clear {len(p.results):,} tool results before the next call and "
-            f"save {d.delay_tokens:,} tokens: context {d.context_tokens:,} → "
-            f"{d.pruned_context_tokens:,} tokens (threshold {d.threshold:,}). The compaction "
-            f"trigger moves {d.delay_tokens:,} tokens later{turns}; headroom "
-            f"{d.headroom_tokens:,} → {d.pruned_headroom_tokens:,} tokens. {due}")
+    return "\n".join((
+        f"Pruning would clear {len(p.results):,} tool results before the next call and save "
+        f"{d.delay_tokens:,} tokens.",
+        f"Context {d.context_tokens:,} → {d.pruned_context_tokens:,} tokens (threshold "
+        f"{d.threshold:,}); headroom {d.headroom_tokens:,} → {d.pruned_headroom_tokens:,} tokens.",
+        f"The compaction trigger moves {d.delay_tokens:,} tokens later{turns}. {due}"))
 
 
 class PruningPanel(QWidget):
@@ -60,7 +62,7 @@ class PruningPanel(QWidget):
         super().__init__(parent)
         self.summary = QLabel(self.tr("Open a transcript to see what pruning would trim."))
         self.summary.setObjectName("pruning-summary")
-        self.summary.setWordWrap(True)
+        self.summary.setWordWrap(False)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.keep = QSpinBox()
         self.keep.setObjectName("pruning-keep-turns")
@@ -95,14 +97,24 @@ class PruningPanel(QWidget):
         self.model.set_delay(delay)
         self.summary.setText(describe_delay(delay) if delay is not None else
                              self.tr("Open a transcript to see what pruning would trim."))
+        self._relayout()
 
     def show_waiting(self) -> None:
         self.model.set_delay(None)
         self.summary.setText(self.tr("Planning…"))
+        self._relayout()
 
     def show_error(self, message: str) -> None:
         self.model.set_delay(None)
         self.summary.setText(self.tr("Pruning preview failed: %1").replace("%1", message))
+        self._relayout()
+
+    def _relayout(self) -> None:
+        """Apply the summary's new height now: set while the page is hidden or just shown,
+        the posted layout request came too late for the first paint."""
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
 
     def _activated(self, index: QModelIndex) -> None:
         entry = self.model.entry_id(index.row())
