@@ -235,14 +235,9 @@ class SessionController(QObject):
         if view is not None and view.report.encoding == self.encoding:
             self._steps.after_paint(lambda: self._on_counted(t, view), FIRST_PAINT_MS)
         else:
-            self._steps.after_paint(lambda: self._count_if_current(t))
-        # the views have let go of the last file: its millions of objects are freed on a
-        # worker (tens of ms that would otherwise stall the UI thread right here)
+            self._steps.after_paint(lambda: self._start_count(t) if t is self.transcript else None)
+        # the views let go of the last file: its entries are freed on a worker, in chunks
         self._tasks.run(lambda _r, _c: release(old), on_done=lambda _n: None)
-
-    def _count_if_current(self, t: Transcript) -> None:
-        if t is self.transcript:
-            self._start_count(t)
 
     def _on_error(self, exc: BaseException) -> None:
         self._load_handle = None
