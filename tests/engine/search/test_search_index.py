@@ -46,6 +46,19 @@ def test_planted_facts_are_found_in_their_file_and_entry(machine: Machine) -> No
         {only.resolve()}
 
 
+def test_a_first_build_leaves_fts5_merging_on_and_every_chunk_searchable(
+        machine: Machine) -> None:
+    """The first build turns FTS5's automerge off and commits in batches; afterwards merging
+    is back on and each chunk row has its FTS row (one id each, as SQLite would pick)."""
+    machine.index.update()
+    with _db(machine) as conn:
+        merge = conn.execute("SELECT v FROM chunk_fts_config WHERE k='automerge'").fetchone()
+        ids = [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")]
+        docs = conn.execute("SELECT count(*) FROM chunk_fts_docsize").fetchone()[0]
+    assert merge == (4,)
+    assert ids == list(range(1, len(ids) + 1)) and docs == len(ids) > 0
+
+
 def _chunks(m: Machine) -> list[tuple[str, str]]:
     with _db(m) as conn:
         return sorted(conn.execute("SELECT f.path, c.text FROM chunks c JOIN files f "

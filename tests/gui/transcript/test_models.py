@@ -12,7 +12,13 @@ from sessionlens.engine import load_transcript
 from sessionlens.gui.roles import EntryIdRole, ItemRole, MarksRole, SortRole
 from sessionlens.gui.transcript.diagnostics_model import DiagnosticsModel
 from sessionlens.gui.transcript.timeline_model import TimelineModel
-from sessionlens.gui.transcript.timeline_rows import Mark, RowFilter, build_rows, filter_rows
+from sessionlens.gui.transcript.timeline_rows import (
+    Mark,
+    PathRows,
+    RowFilter,
+    build_rows,
+    filter_rows,
+)
 
 
 def _transcript(tmp_path: Path) -> tuple[Any, list[dict[str, Any]]]:
@@ -66,6 +72,23 @@ def test_filter_by_text_role_type_and_problems(tmp_path: Path) -> None:
     vis = filter_rows(built, RowFilter(problems_only=True))
     assert vis is not None and {built[i].entry_id for i in vis} == {"r0000002", "ovf00001"}
     assert filter_rows(built, RowFilter()) is None
+
+
+def test_path_rows_are_the_list_rows_built_when_read(tmp_path: Path) -> None:
+    """What a load hands the timeline: the same rows as ``build_rows``, each built once."""
+    t, _ = _transcript(tmp_path)
+    built = build_rows(t, context_window=1000)
+    lazy = PathRows(t, 1000)
+    assert len(lazy) == len(built)
+    assert [lazy.entry_id(n) for n in range(len(lazy))] == [r.entry_id for r in built]
+    assert lazy._rows.count(None) == len(built)  # nothing built before it is read
+    assert lazy[2] == built[2] and lazy[2] is lazy[2] and lazy[-1] == built[-1]
+    assert lazy[1:3] == built[1:3]
+    assert tuple(lazy) == built
+    assert filter_rows(lazy, RowFilter(text="user")) == filter_rows(built, RowFilter(text="user"))
+    model = TimelineModel()
+    model.set_rows(lazy, (1, 3))
+    assert model.row_of_entry(built[3].entry_id) == 1
 
 
 def test_timeline_model_adapts_rows(qtmodeltester: Any, tmp_path: Path) -> None:

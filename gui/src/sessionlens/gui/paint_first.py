@@ -21,13 +21,15 @@ class PaintFirst(QObject):
     def __init__(self, parent: QObject | None = None, interval_ms: int = PAINT_FIRST_MS) -> None:
         super().__init__(parent)
         self._next: Callable[[], None] | None = None
+        self._interval = interval_ms
         self._timer = QTimer(self, singleShot=True, interval=interval_ms)
         self._timer.timeout.connect(self._run)
 
-    def after_paint(self, step: Callable[[], None]) -> None:
-        """Run ``step`` after a paint; a step still waiting is replaced."""
+    def after_paint(self, step: Callable[[], None], delay_ms: int | None = None) -> None:
+        """Run ``step`` after a paint (after ``delay_ms``, default the usual pause); a step
+        still waiting is replaced."""
         self._next = step
-        self._timer.start()
+        self._timer.start(self._interval if delay_ms is None else delay_ms)
 
     def stop(self) -> None:
         self._timer.stop()

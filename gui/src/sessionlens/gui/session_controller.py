@@ -16,6 +16,7 @@ window, threshold, tokens before or predicted after reads ``resolved`` and ``fig
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,11 +49,15 @@ from .session_steps import (
     count_context_view,
     describe_error,
     load_session,
+    release,
 )
 from .tasks import CancelCheck, Progress, TaskHandle, TaskRunner
 from .transcript.timeline_rows import RowFilter, TimelineRow, build_rows, filter_rows
 
 __all__ = ["LoadedSession", "SessionController", "TokenView", "describe_error"]
+
+#: Pause between a load's rows and its counts on screen (ms): long enough for one paint.
+FIRST_PAINT_MS = 10
 
 
 class SessionController(QObject):
@@ -79,7 +84,7 @@ class SessionController(QObject):
         self._prefs = prefs
         self.transcript: Transcript | None = None
         self.path_pos: dict[str, int] = {}
-        self.rows: tuple[TimelineRow, ...] = ()
+        self.rows: Sequence[TimelineRow] = ()
         self.tree_mode = False
         self.row_filter = RowFilter()
         self.tokens: TokenView | None = None
@@ -171,10 +176,10 @@ class SessionController(QObject):
         self._file_count.stop()
         self._set_busy(True)
         self.progress.emit("load", 0, 0)
-        overrides, window = self.overrides, self.overrides.context_window
+        overrides, encoding = self.overrides, self.encoding
         keep = select or (self.selected_id if keep_selection else None)
         self._load_handle = self._tasks.run(
-            lambda report, cancelled: load_session(path, overrides, window, report, cancelled),
+            lambda report, cancelled: load_session(path, overrides, encoding, report, cancelled),
             on_done=lambda r: self._on_loaded(r, keep), on_error=self._on_error,
             on_progress=lambda d, t: self.progress.emit("load", d, t), group="load", big=True)
 
@@ -204,10 +209,11 @@ class SessionController(QObject):
     def _on_loaded(self, result: LoadedSession, keep: str | None) -> None:
         self._load_handle = None
         t = result.transcript
+        old = [self.transcript, self.rows, self.opened, self.tokens, self.plan, self.auto_plan]
         self.transcript, self.rows = t, result.rows
         self._config, self._store_window = result.config, result.store_window
         self._store_beside = result.store_beside
-        self.opened = OpenedTranscript(t, self._resolve(t))
+        self.opened = OpenedTranscript(t, result.resolved)
         self.path_pos = result.path_pos
         self.tokens = self.plan = self.auto_plan = None
         self.figures = self.auto_figures = None
@@ -224,13 +230,14 @@ class SessionController(QObject):
         self.selected_id = None
         if keep is not None and keep in t.index:
             self.select(keep)
-        # the rows paint first: starting the context's count at once made the longest UI
-        # stalls worse (benchmarks/gui_responsiveness.py, 6 runs each) for no steady gain
-        self._steps.after_paint(lambda: self._count_if_current(t))
-
-    def _count_if_current(self, t: Transcript) -> None:
-        if t is self.transcript:
-            self._start_count(t)
+        # the rows paint first, then the context's count (made with the load) is shown
+        view = result.view
+        if view is not None and view.report.encoding == self.encoding:
+            self._steps.after_paint(lambda: self._on_counted(t, view), FIRST_PAINT_MS)
+        else:
+            self._steps.after_paint(lambda: self._start_count(t) if t is self.transcript else None)
+        # the views let go of the last file: its entries are freed on a worker, in chunks
+        self._tasks.run(lambda _r, _c: release(old), on_done=lambda _n: None)
 
     def _on_error(self, exc: BaseException) -> None:
         self._load_handle = None
@@ -350,7 +357,7 @@ class SessionController(QObject):
         self._tasks.run(lambda _r, cancelled: filter_rows(rows, flt, cancelled), on_done=lambda vis: self._on_filtered(rows, vis),
                         on_error=self._on_error, group="filter")
 
-    def _on_filtered(self, rows: tuple[TimelineRow, ...], visible: tuple[int, ...] | None) -> None:
+    def _on_filtered(self, rows: Sequence[TimelineRow], visible: tuple[int, ...] | None) -> None:
         if rows is self.rows:
             self.visible_changed.emit(visible)
 

@@ -34,7 +34,7 @@ PROGRESS_INTERVAL = 0.05
 #: How long a busy worker may keep the GIL before handing it to the UI thread (seconds).
 #: CPython's default (5 ms) lets a CPU-bound job and Qt's many short Python callbacks
 #: convoy into 40-70 ms event-loop gaps; 1 ms keeps them short at a small cost in throughput.
-GIL_SWITCH_INTERVAL = 0.001
+GIL_SWITCH_INTERVAL = 0.0002
 
 
 T = TypeVar("T")

@@ -188,22 +188,25 @@ class ChunkerState:
         return cls(carry, int(data["seq"]), int(data["char"]))
 
 
-def _build(pieces: list[Piece], texts: Mapping[int, str]) -> Chunk:
+def _build(pieces: list[Piece], texts: Mapping[int, str], tokens: int) -> Chunk:
+    """The chunk of ``pieces`` (``tokens`` is their total, which the caller keeps)."""
     parts: list[str] = []
     offsets: list[int] = []
     at = 0
-    prev: Piece | None = None
+    prev_seq, prev_end = -1, -1
+    sep = len(PIECE_SEPARATOR)
     for p in pieces:
         # the carried end of an entry and its continuation are one run of text
-        if prev is not None and not (prev.seq == p.seq and prev.end == p.start):
+        if prev_seq >= 0 and not (prev_seq == p.seq and prev_end == p.start):
             parts.append(PIECE_SEPARATOR)
-            at += len(PIECE_SEPARATOR)
+            at += sep
         offsets.append(at)
-        part = texts[p.seq][p.start:p.end]
+        text = texts[p.seq]
+        part = text if p.start == 0 and p.end == len(text) else text[p.start:p.end]
         parts.append(part)
         at += len(part)
-        prev = p
-    return Chunk("".join(parts), tuple(pieces), tuple(offsets), sum(p.tokens for p in pieces))
+        prev_seq, prev_end = p.seq, p.end
+    return Chunk("".join(parts), tuple(pieces), tuple(offsets), tokens)
 
 
 def _carry(pieces: list[Piece], texts: Mapping[int, str], overlap: int,
@@ -251,7 +254,7 @@ def chunk_entries(items: Sequence[tuple[int, str]], counts: Mapping[int, int],
 
     def close(next_seq: int, next_char: int) -> None:
         nonlocal cur, cur_tokens, fresh, begun
-        chunks.append(_build(cur, texts))
+        chunks.append(_build(cur, texts, cur_tokens))
         carry = _carry(cur, texts, overlap, measure)
         begun = ChunkerState(carry, next_seq, next_char)
         cur, cur_tokens, fresh = list(carry), sum(p.tokens for p in carry), False
@@ -285,5 +288,5 @@ def chunk_entries(items: Sequence[tuple[int, str]], counts: Mapping[int, int],
         close(seq, cut)
         char = cut
     if fresh:
-        chunks.append(_build(cur, texts))
+        chunks.append(_build(cur, texts, cur_tokens))
     return chunks, begun

@@ -245,19 +245,22 @@ def _read_tail(data: bytes, path: Path, complete: int, base: BaseState | None,
 
 def _chunk_rows(chunks: list[Chunk], entries: Sequence[Entry]) -> tuple[ChunkRow, ...]:
     rows: list[ChunkRow] = []
-    epochs: dict[int, float | None] = {}
+    #: per entry (most sit in one or two chunks): id, role, epoch seconds, timestamp
+    about: dict[int, tuple[str, str, float | None, str | None]] = {}
+    dumps = orjson.dumps
     for chunk in chunks:
         segments = []
         stamps = []
         for piece, offset in zip(chunk.pieces, chunk.offsets, strict=True):
-            e = entries[piece.seq]
-            if piece.seq not in epochs:
-                epochs[piece.seq] = entry_epoch(e)
-            epoch = epochs[piece.seq]
-            segments.append([offset, e.id, _role(e), epoch, e.timestamp])
-            if epoch is not None:
-                stamps.append(epoch)
-        rows.append(ChunkRow(chunk.text, orjson.dumps(segments).decode(),
+            seq = piece.seq
+            known = about.get(seq)
+            if known is None:
+                e = entries[seq]
+                known = about[seq] = (e.id, _role(e), entry_epoch(e), e.timestamp)
+            segments.append([offset, *known])
+            if known[2] is not None:
+                stamps.append(known[2])
+        rows.append(ChunkRow(chunk.text, dumps(segments).decode(),
                              min(stamps, default=None), max(stamps, default=None),
                              _hash(chunk.text)))
     return tuple(rows)

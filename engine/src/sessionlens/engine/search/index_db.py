@@ -244,7 +244,11 @@ def connect(folder: Path, settings: SearchSettings) -> Iterator[sqlite3.Connecti
 
 @contextlib.contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on any error)."""
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on any error); inside another one, it
+    joins it (the outer transaction commits or rolls back both)."""
+    if conn.in_transaction:
+        yield conn
+        return
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn

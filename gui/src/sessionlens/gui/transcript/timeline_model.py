@@ -1,8 +1,9 @@
 """The timeline's list model: prepared rows in, display data out.
 
-Everything per row was computed off the UI thread (``timeline_rows.build_rows``); ``data``
-only indexes a tuple and looks up one token count, so a 100,000-row view scrolls smoothly.
-Filtering swaps in a tuple of visible indexes (also computed on the pool).
+Every row is prepared by ``timeline_rows``: all of them on the pool (``build_rows``), or
+each when first shown (``PathRows``, what a load hands over so the timeline shows at once);
+``data`` only indexes the rows and looks up one token count, so a 100,000-row view scrolls
+smoothly. Filtering swaps in a tuple of visible indexes (also computed on the pool).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from sessionlens.gui.roles import (
     TokensRole,
 )
 
-from .timeline_rows import TimelineRow
+from .timeline_rows import PathRows, TimelineRow, entry_id_at
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -33,7 +34,7 @@ class TimelineModel(QAbstractListModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: tuple[TimelineRow, ...] = ()
+        self._rows: Sequence[TimelineRow] = ()
         self._visible: tuple[int, ...] | None = None
         self._tokens: TokenReport | None = None
         self._row_of_id: dict[str, int] = {}
@@ -44,7 +45,7 @@ class TimelineModel(QAbstractListModel):
     def set_rows(self, rows: Sequence[TimelineRow], visible: tuple[int, ...] | None = None) -> None:
         """Replace every row (one reset; the view re-lays out only what is on screen)."""
         self.beginResetModel()
-        self._rows = tuple(rows)
+        self._rows = rows if isinstance(rows, tuple | PathRows) else tuple(rows)
         self._visible = visible
         self._count = len(self._rows) if visible is None else len(visible)
         self._row_of_id = {}
@@ -65,7 +66,7 @@ class TimelineModel(QAbstractListModel):
 
     # reading ------------------------------------------------------------------------------
     @property
-    def rows(self) -> tuple[TimelineRow, ...]:
+    def rows(self) -> Sequence[TimelineRow]:
         return self._rows
 
     def row_at(self, row: int) -> TimelineRow:
@@ -74,7 +75,9 @@ class TimelineModel(QAbstractListModel):
     def row_of_entry(self, entry_id: str) -> int | None:
         """The visible row showing ``entry_id`` (map built lazily, once per reset)."""
         if not self._row_of_id and self.rowCount():
-            self._row_of_id = {self.row_at(r).entry_id: r for r in range(self.rowCount())}
+            rows, vis = self._rows, self._visible
+            self._row_of_id = {entry_id_at(rows, r if vis is None else vis[r]): r
+                               for r in range(self.rowCount())}
         return self._row_of_id.get(entry_id)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
