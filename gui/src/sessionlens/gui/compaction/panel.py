@@ -179,7 +179,9 @@ class CompactionPanel(QWidget):
         self.split.addWidget(scroll)
         self.split.addWidget(result)
         self.split.setChildrenCollapsible(False)
-        scroll.setMinimumSize(280, 140)
+        # never narrower than the options need: with no horizontal scrollbar they would be cut
+        scroll.setMinimumSize(max(280, left.minimumSizeHint().width()
+                                  + scroll.verticalScrollBar().sizeHint().width()), 140)
         result.setMinimumSize(280, 140)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
