@@ -27,12 +27,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sessionlens.engine import FIGURE_LABELS
 from sessionlens.gui.compaction.controller import CompactionController
 from sessionlens.gui.compaction.dialogs import dialog_accept, dialog_outbound, dialog_save
 from sessionlens.gui.compaction.options import CompactionOptionsForm
 from sessionlens.gui.compaction.run import RunOptions, RunRecord
-from sessionlens.gui.compaction.why_disabled import accept_blocked
+from sessionlens.gui.compaction.status_text import (
+    audit_text,
+    finished_text,
+    plan_text,
+    progress_texts,
+)
+from sessionlens.gui.compaction.why_disabled import accept_blocked, disabled_reasons
 from sessionlens.gui.export_flow import Tell, tell_refused
 
 if TYPE_CHECKING:
@@ -291,21 +296,7 @@ class CompactionPanel(QWidget):
         f = self.c.figures
         if f is None:
             return
-        L = FIGURE_LABELS
-        kept = f.first_kept_entry_id or self.tr("nothing (hard boundary)")
-        text = self.tr(
-            "%L1: %1 · %2 %L2 in %3 chunk(s)%4 · %L3 %5 → %L4 %6 (%L5 %7, %L6 %8; %9)").replace(
-            "%L1", L["first_kept_entry_id"]).replace("%L2", L["entries_summarized"]).replace(
-            "%L3", L["tokens_before"]).replace("%L4", L["predicted_tokens_after"]).replace(
-            "%L5", L["context_window"]).replace("%L6", L["threshold"]).replace(
-            "%1", kept).replace("%2", f"{f.entries_summarized:,}").replace(
-            "%3", str(len(plan.chunks))).replace(
-            "%4", self.tr(", split turn") if plan.is_split_turn else "").replace(
-            "%5", f"{f.tokens_before:,}").replace("%6", f"{f.predicted_tokens_after:,}").replace(
-            "%7", f"{f.context_window:,}").replace("%8", f"{f.threshold:,}").replace(
-            "%9", self.tr("over: compaction due") if f.should_compact
-            else self.tr("below: compaction not due yet"))
-        self.cut_label.setText(text + "\n" + self.tr("Why here: %1").replace("%1", plan.cut_reason))
+        self.cut_label.setText(plan_text(plan, f))
         self._update_buttons()
 
     def _on_plan_failed(self, message: str) -> None:
@@ -325,48 +316,22 @@ class CompactionPanel(QWidget):
             self.progress.setRange(0, e.chunk_count)
             self.progress.setValue(e.chunk_index)
             self.progress.setFormat(self.tr("chunk %v of %m"))
-        names = {"start": self.tr("Starting"), "chunk": self.tr("Summarizing"),
-                 "streaming": self.tr("Receiving"), "merge": self.tr("Merging"),
-                 "turn_prefix": self.tr("Split turn"), "retry": self.tr("Retrying"),
-                 "no_retry": self.tr("Not retried"),
-                 "fallback": self.tr("Falling back"), "omitted": self.tr("Left out"),
-                 "done": self.tr("Done")}
-        self.stage.setText(f"{names.get(e.stage, e.stage)}: {e.message}" if e.message
-                           else names.get(e.stage, e.stage))
-        cost = f"${e.cost:.4f}" if e.cost is not None else self.tr("not reported")
-        self.usage.setText(self.tr("Sent ~%1 tokens · received ~%2 tokens · cost %3").replace(
-            "%1", f"{e.tokens_sent:,}").replace("%2", f"{e.tokens_received:,}").replace("%3", cost))
+        stage, usage = progress_texts(e)
+        self.stage.setText(stage)
+        self.usage.setText(usage)
 
     def _on_finished(self, record: RunRecord) -> None:
         self.progress.setRange(0, 1)
         self.progress.setValue(1)
         self._fill_summary(record)
-        extra = self.tr("; %1 secret(s) redacted on the way out").replace(
-            "%1", str(record.redactions)) if record.redactions else ""
-        self._set_status(self.tr("Summary ready (%1 characters; %L1 %2 → %L2 %3)%4.").replace(
-            "%L1", FIGURE_LABELS["tokens_before"]).replace(
-            "%L2", FIGURE_LABELS["tokens_after"]).replace(
-            "%1", f"{len(record.result.summary):,}").replace(
-            "%2", f"{record.figures.tokens_before:,}").replace(
-            "%3", f"{record.tokens_after:,}").replace("%4", extra))
+        self._set_status(finished_text(record))
         self._update_buttons()
 
     def _on_audit(self, record: RunRecord) -> None:
         report = record.report
         if report is None:
             return
-        verdict = self.tr("passed") if report.passed else self.tr("FAILED")
-        note = (self.tr("Re-run of compaction %1: compare it with the recorded summary in the "
-                        "Compare tab.").replace("%1", record.rerun_of) if record.rerun_of
-                else self.tr("Review Compare and Audit, then Accept or Discard."))
-        self._set_status(self.tr("Audit %1 (%2 of %3 checks, %4 dropped) · %L1 %5 → %L2 %6. ")
-                         .replace("%L1", FIGURE_LABELS["tokens_before"]).replace(
-                             "%L2", FIGURE_LABELS["tokens_after"]).replace(
-                             "%1", verdict).replace("%2", str(report.checks_passed)).replace(
-                             "%3", str(len(report.checks))).replace(
-                             "%4", str(len(report.dropped))).replace(
-                             "%5", f"{record.figures.tokens_before:,}").replace(
-                             "%6", f"{record.tokens_after:,}") + note)
+        self._set_status(audit_text(record, report))
         self._update_buttons()
 
     def _on_accepted(self, result: WriteResult) -> None:
@@ -407,37 +372,19 @@ class CompactionPanel(QWidget):
 
     def _update_buttons(self) -> None:
         c = self.c
-        running = c.is_running()
-        run_why = accept_why = export_why = None
-        if running:
-            run_why = accept_why = export_why = self.tr("A compaction is running.")
-        elif c.plan is None:
-            run_why = self.tr("There is no plan to run: %1").replace(
-                "%1", self.cut_label.text() if c.transcript is not None
-                else self.tr("open a transcript first"))
-        exportable = c.accepted_record is not None or (c.current is not None
-                                                        and c.current.report is not None)
-        if export_why is None and not exportable:
-            export_why = self.tr("Run a compaction and wait for its audit first.")
-        if accept_why is None:
-            accept_why = self.accept_blocked()
-        self.run_button.setEnabled(run_why is None)
-        self.run_button.setToolTip(run_why or self.tr("Summarize the planned span with these "
-                                                      "options, then audit it"))
-        self.cancel_button.setEnabled(running)
-        self.accept_button.setEnabled(accept_why is None)
-        self.accept_button.setToolTip(accept_why or self.tr("Choose how to write the summary "
-                                                            "(successor, append, …)"))
-        self.discard_button.setEnabled(not running and c.current is not None)
-        self.discard_button.setToolTip("" if c.current is not None
-                                       else self.tr("There is no run to discard."))
-        self.undo_button.setEnabled(not running and c.last_write is not None)
-        self.undo_button.setToolTip(self.tr("Restore the checkpoint of the last write")
-                                    if c.last_write is not None
-                                    else self.tr("Nothing was written in this session yet."))
-        for b in self.export_buttons.values():
-            b.setEnabled(export_why is None)
-            b.setToolTip(export_why or self.tr("Save the audited summary with its audit"))
+        why = disabled_reasons(c, cut_text=self.cut_label.text(), accept=self.accept_blocked())
+        for button, reason, tip in (
+                (self.run_button, why.run, self.tr("Summarize the planned span with these "
+                                                   "options, then audit it")),
+                (self.accept_button, why.accept, self.tr("Choose how to write the summary "
+                                                         "(successor, append, …)")),
+                (self.discard_button, why.discard, ""),
+                (self.undo_button, why.undo, self.tr("Restore the checkpoint of the last write")),
+                *((b, why.export, self.tr("Save the audited summary with its audit"))
+                  for b in self.export_buttons.values())):
+            button.setEnabled(reason is None)
+            button.setToolTip(reason or tip)
+        self.cancel_button.setEnabled(c.is_running())
 
     def accept_blocked(self) -> str | None:
         """Why Accept is not possible now, in words for its tooltip (None: it is)."""

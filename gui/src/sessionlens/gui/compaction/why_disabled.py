@@ -6,6 +6,7 @@ what to do next. Reads the controller's state only; decides nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
@@ -40,3 +41,34 @@ def accept_blocked(c: CompactionController) -> str | None:
                    "(%1)").replace("%1", reason)
         return _tr("It cannot be written: %1").replace("%1", reason)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class DisabledReasons:
+    """For each button, why it is disabled now (None: enabled)."""
+
+    run: str | None
+    accept: str | None
+    export: str | None
+    discard: str | None
+    undo: str | None
+
+
+def disabled_reasons(c: CompactionController, *, cut_text: str,
+                     accept: str | None) -> DisabledReasons:
+    """Every button's reason at once; ``accept`` is the panel's own (it knows the editor)."""
+    if c.is_running():
+        busy = _tr("A compaction is running.")
+        return DisabledReasons(busy, busy, busy, busy, busy)
+    run = None
+    if c.plan is None:
+        run = _tr("There is no plan to run: %1").replace(
+            "%1", cut_text if c.transcript is not None else _tr("open a transcript first"))
+    exportable = c.accepted_record is not None or (c.current is not None
+                                                    and c.current.report is not None)
+    return DisabledReasons(
+        run=run, accept=accept,
+        export=None if exportable else _tr("Run a compaction and wait for its audit first."),
+        discard=None if c.current is not None else _tr("There is no run to discard."),
+        undo=None if c.last_write is not None else _tr("Nothing was written in this session "
+                                                         "yet."))
