@@ -123,3 +123,38 @@ def test_the_chart_shows_a_plain_frame_after_a_failed_open(
         ctx.controller.open(bad)
     (x0, x1), (y0, y1) = ctx.window.tokens.chart.getPlotItem().getViewBox().viewRange()
     assert (x0, x1, y0, y1) == (0, 1, 0, 1)
+
+
+def test_the_trace_screenshot_follows_a_path_from_before_the_first_compaction() -> None:
+    from fixtures.factories import TranscriptBuilder
+    from sessionlens.gui.app import trace_example
+
+    b = TranscriptBuilder()
+    b.user("hello, no paths here")
+    b.assistant("I will read /srv/app/settings.toml first.")
+    first_kept = b.user("thanks").id
+    b.compaction("## Goal\nread it", first_kept)
+    b.assistant("Now /var/log/later.log")
+    assert trace_example(b.build()) == "/srv/app/settings.toml"
+    plain = TranscriptBuilder()
+    plain.user("nothing to trace")
+    assert trace_example(plain.build()) is None
+
+
+def test_the_memory_view_waits_for_the_health(qtbot: Any, make_main_window: Any,
+                                              tmp_path: Path) -> None:
+    from fixtures.scenarios import memory_session
+    from sessionlens.gui.app import wait_for_view
+
+    (tmp_path / "s").mkdir()
+    path, _ = memory_session(tmp_path / "s")
+    ctx = make_main_window()
+    with qtbot.waitSignal(ctx.controller.loaded, timeout=30_000):
+        ctx.controller.open(path)
+    signal = wait_for_view(ctx, "memory")
+    if signal is not None:  # not filled yet: the screenshot waits for exactly this signal
+        with qtbot.waitSignal(signal, timeout=30_000):
+            pass
+    qtbot.waitUntil(lambda: ctx.memory.panel.health is not None, timeout=30_000)
+    assert wait_for_view(ctx, "memory") is None  # filled: nothing more to wait for
+    assert ctx.memory.panel.model.rowCount() == 2

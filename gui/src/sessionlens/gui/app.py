@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QApplication, QWidget
 
+    from sessionlens.engine import Transcript
+
     from .compaction.mount import CompactionParts
     from .export_flow import ExportActions
     from .lineage.mount import LineageParts
@@ -45,6 +47,8 @@ SCREENSHOT_TIMEOUT_MS = 180_000
 VIEWS: dict[str, str] = {"timeline": "Timeline", "compaction": "Compaction", "audit": "Audit",
                          "compare": "Compare", "lineage": "Lineage", "memory": "Memory",
                          "trace": "Trace", "pruning": "Pruning"}
+#: Views filled off the UI thread after the file settles: the screenshot waits for them.
+WAIT_VIEWS = frozenset({"memory", "trace", "pruning"})
 #: Views that show a run: the screenshot re-runs the latest recorded compaction first.
 RUN_VIEWS = frozenset({"compaction", "audit", "compare"})
 APP_ID = "dev.sessionlens.SessionLens"
@@ -232,7 +236,8 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
     assert win is not None
     w, _, h = size.partition("x")
     win.resize(int(w), int(h))
-    done = {"shot": False, "sessions": False, "settled": False, "ready": view not in RUN_VIEWS}
+    done = {"shot": False, "sessions": False, "settled": False,
+            "ready": view not in RUN_VIEWS and view not in WAIT_VIEWS}
 
     def finish(code: int) -> None:
         ctx.exit_code = code
@@ -259,8 +264,8 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
                   + ", ".join(n for n, t in VIEWS.items() if t in win.tab_titles()), file=sys.stderr)
             finish(2)
             return
-        if view in RUN_VIEWS:
-            waiting = start_view_run(ctx, view)
+        if view in RUN_VIEWS or view in WAIT_VIEWS:
+            waiting = start_view_run(ctx, view) if view in RUN_VIEWS else wait_for_view(ctx, view)
             if waiting is None:
                 done["ready"] = True
             else:
@@ -299,6 +304,37 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
 
     c.failed.connect(load_failed)
     QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, give_up)
+
+
+def trace_example(t: Transcript) -> str | None:
+    """Something worth tracing for a screenshot: the first path-like word a user or tool
+    wrote before the first compaction (else the file's first such word)."""
+    import re
+
+    first = next((i for i, e in enumerate(t.entries) if e.type == "compaction"), len(t.entries))
+    for entries in (t.entries[:first], t.entries):
+        for e in entries:
+            text = e.message.text if e.message is not None else ""
+            m = re.search(r"(?<![\w/])/[A-Za-z][\w.-]*/[\w./-]{3,}", text)
+            if m:
+                return m.group(0).rstrip(".")
+    return None
+
+
+def wait_for_view(ctx: AppContext, view: str) -> SignalInstance | None:
+    """The signal that says ``view`` is filled, or None when it already is (or cannot be)."""
+    if view == "memory" and ctx.memory is not None:
+        return None if ctx.memory.panel.health is not None else ctx.memory.controller.health_ready
+    if view == "trace" and ctx.trace is not None and ctx.controller.transcript is not None:
+        text = trace_example(ctx.controller.transcript)
+        if text is None:
+            return None
+        ctx.trace.panel.trace(text)
+        return ctx.trace.controller.ready
+    if view == "pruning" and ctx.pruning is not None:
+        ctx.pruning.refresh()
+        return ctx.pruning.panel.shown
+    return None
 
 
 def start_view_run(ctx: AppContext, view: str) -> SignalInstance | None:

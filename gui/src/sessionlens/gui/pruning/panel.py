@@ -57,6 +57,8 @@ class PruningPanel(QWidget):
 
     keep_turns_changed = Signal(int)
     entry_activated = Signal(str)
+    #: a preview (or its failure) is on screen
+    shown = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -98,6 +100,7 @@ class PruningPanel(QWidget):
         self.summary.setText(describe_delay(delay) if delay is not None else
                              self.tr("Open a transcript to see what pruning would trim."))
         self._relayout()
+        self.shown.emit()
 
     def show_waiting(self) -> None:
         self.model.set_delay(None)
@@ -108,6 +111,7 @@ class PruningPanel(QWidget):
         self.model.set_delay(None)
         self.summary.setText(self.tr("Pruning preview failed: %1").replace("%1", message))
         self._relayout()
+        self.shown.emit()
 
     def _relayout(self) -> None:
         """Apply the summary's new height now: set while the page is hidden or just shown,
