@@ -271,6 +271,9 @@ def openclaw_prepare(path: Sequence[Entry], keep_recent_tokens: int, estimates: 
                                f"{keep_recent_tokens:,} by reported/estimated {scale:.2f})")
             return Preparation(start, boundary, prelude, cut, tokens_before, threshold, scaled,
                                None)
+    if scale > 1:  # the number in the reason is the scaled one: say where it came from
+        why = (f"{why} (OpenClaw divided keepRecentTokens {keep_recent_tokens:,} by "
+               f"reported/estimated {scale:.2f})")
     return Preparation(start, boundary, prelude, None, tokens_before, threshold,
                        keep_recent_tokens / scale + extra,
                        f"Nothing to compact: the whole region is kept ({why})")
