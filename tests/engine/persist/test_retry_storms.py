@@ -184,3 +184,25 @@ def test_different_senders_are_not_copies(tmp_path: Path) -> None:
     assert [c.entry_id for c in result.dropped_retry_copies] == [ids["c1"]]
     assert json.loads(path.read_text(encoding="utf-8").splitlines()[5])["message"][
         "__openclaw"]["senderId"] == "alice"
+
+
+def test_sender_ids_are_read_only_for_prompts_that_repeat(tmp_path: Path) -> None:
+    """Reading every prompt's source line re-read the whole file on each plan; the sender
+    only decides between two copies of the same text, so only those lines are read."""
+    b = TranscriptBuilder(plain_users=True)
+    ids = {"long": b.message(_msg_user("a different long prompt, asked once: " + ASK, 100)).id}
+    b.assistant("answered")
+    ids["c1"] = b.message(_msg_user(ASK, 1_000, "alice")).id
+    b.message(_msg_error(1_500))
+    ids["c2"] = b.message(_msg_user(ASK, 16_000, "alice")).id
+    b.assistant("the summary")
+    t = load_transcript(b.write(tmp_path / "s.jsonl"))
+    read: list[str] = []
+
+    def raw_line(entry: Any) -> bytes:
+        read.append(entry.id)
+        return t.raw_line(entry)
+
+    (copy,) = find_retry_copies(t, raw_line=raw_line)
+    assert copy.entry_id == ids["c1"]
+    assert sorted(read) == sorted([ids["c1"], ids["c2"]])  # not the other long prompts

@@ -69,10 +69,19 @@ class RetryCopy:
 class _Turn:
     index: int
     entry: Entry
-    key: tuple[str, str] | None
+    #: The normalized text of a long prompt (None: not a candidate copy).
+    text: str | None
     at_ms: int | None
     replies: list[str]
     outcome: RetryOutcome | Literal["answered"]
+    #: Read from the source line only when the text repeats: reading it for every prompt
+    #: re-read the whole file on each plan (1.6 s of CPU on a 100 MB session).
+    sender: str | None = None
+
+    def sender_of(self, raw_line: RawLine | None) -> str:
+        if self.sender is None:
+            self.sender = _sender(self.entry, raw_line)
+        return self.sender
 
 
 def _sent_ms(entry: Entry) -> int | None:
@@ -103,7 +112,7 @@ def _text_key(entry: Entry, min_chars: int) -> str | None:
     return text if len(text) >= min_chars else None
 
 
-def _turns(path: Sequence[Entry], min_chars: int, raw_line: RawLine | None) -> list[_Turn]:
+def _turns(path: Sequence[Entry], min_chars: int) -> list[_Turn]:
     """User turns of the path: the message, its failed replies, and how the turn ended."""
     turns: list[_Turn] = []
     for i, entry in enumerate(path):
@@ -114,9 +123,8 @@ def _turns(path: Sequence[Entry], min_chars: int, raw_line: RawLine | None) -> l
         if entry.type != "message" or msg is None:
             continue
         if msg.role == "user":
-            text = _text_key(entry, min_chars)
-            key = (_sender(entry, raw_line), text) if text is not None else None
-            turns.append(_Turn(i, entry, key, _sent_ms(entry), [], "no-reply"))
+            turns.append(_Turn(i, entry, _text_key(entry, min_chars), _sent_ms(entry), [],
+                               "no-reply"))
         elif turns and turns[-1].outcome != "answered":
             turn = turns[-1]
             if msg.role == "assistant" and msg.stop_reason in ("error", "aborted"):
@@ -139,7 +147,7 @@ def find_retry_copies(transcript: Transcript, *, after_entry_id: str | None = No
     floor = -1
     if after_entry_id is not None:
         floor = next((i for i, e in enumerate(path) if e.id == after_entry_id), len(path))
-    turns = _turns(path, min_chars, raw_line)
+    turns = _turns(path, min_chars)
     copies: list[RetryCopy] = []
     run: list[_Turn] = []
 
@@ -148,7 +156,7 @@ def find_retry_copies(transcript: Transcript, *, after_entry_id: str | None = No
         for turn, nxt in zip(run, run[1:], strict=False):
             if turn.index <= floor:
                 continue
-            text = turn.key[1] if turn.key is not None else ""
+            text = turn.text or ""
             copies.append(RetryCopy(
                 entry_id=turn.entry.id, line=turn.entry.line, kept_entry_id=kept.entry.id,
                 reply_entry_ids=tuple(turn.replies),
@@ -158,9 +166,10 @@ def find_retry_copies(transcript: Transcript, *, after_entry_id: str | None = No
 
     for turn in turns:
         prev = run[-1] if run else None
-        joins = (prev is not None and turn.key is not None and turn.key == prev.key
+        joins = (prev is not None and turn.text is not None and turn.text == prev.text
                  and prev.outcome != "answered" and prev.at_ms is not None
-                 and turn.at_ms is not None and 0 <= turn.at_ms - prev.at_ms <= window_ms)
+                 and turn.at_ms is not None and 0 <= turn.at_ms - prev.at_ms <= window_ms
+                 and turn.sender_of(raw_line) == prev.sender_of(raw_line))
         if joins:
             run.append(turn)
             continue
