@@ -56,3 +56,22 @@ def test_an_agents_own_compaction_is_refused_with_its_reason(make_main_window: A
         mem.panel.undo.click()
     assert isinstance(told[0], str) and failed.args[0] == told[0]
     assert {p.name: p.read_bytes() for p in Path(path).parent.iterdir()} == before
+
+
+def test_a_big_file_is_examined_when_the_memory_tab_is_shown(make_main_window: Any, qtbot: Any,
+                                                             tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
+    import sessionlens.gui.memory.controller as controller
+    from fixtures.qt_app import open_and_settle
+
+    monkeypatch.setattr(controller, "EAGER_BYTES", 0)  # every file counts as big
+    (tmp_path / "s").mkdir()
+    path, _ids = memory_session(tmp_path / "s")
+    ctx = make_main_window()
+    open_and_settle(qtbot, ctx, path)
+    mem = ctx.memory
+    qtbot.wait(200)
+    assert mem.controller.health is None and mem.controller.pending  # not examined yet
+    with qtbot.waitSignal(mem.controller.health_ready, timeout=30_000):
+        ctx.window.workbench.setCurrentWidget(mem.panel)
+    assert mem.panel.model.rowCount() == 2

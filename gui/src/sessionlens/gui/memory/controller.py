@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from sessionlens.gui.tasks import CancelCheck, Progress, TaskRunner
 
 
+#: Files up to this size are examined as soon as they settle. Every audit of a 100 MB session
+#: held the GIL for seconds at a time (load 1.8 s -> 11 s, 3.8 s stalls in
+#: benchmarks/gui_responsiveness.py), so bigger files wait until the Memory tab is shown.
+EAGER_BYTES = 20_000_000
+
+
 class MemoryController(QObject):
     """Computes the memory health per opened file and hands out recorded audits."""
 
@@ -38,6 +44,9 @@ class MemoryController(QObject):
         self.health: MemoryHealth | None = None
         self._for: Transcript | None = None
         self._audits: dict[str, ChainAudit] = {}
+        #: Whether the Memory tab is shown, and whether a big file waits for it to be.
+        self.active = False
+        self.pending = False
         session.loaded.connect(self._on_loaded)
         session.settled.connect(self._on_settled)
         session.settings_changed.connect(self._on_settings)
@@ -49,10 +58,22 @@ class MemoryController(QObject):
 
     # health ---------------------------------------------------------------------------------
     def _on_loaded(self, _t: object) -> None:
-        self.health, self._for, self._audits = None, None, {}
+        self.health, self._for, self._audits, self.pending = None, None, {}, False
 
     def _on_settled(self) -> None:
-        if self._session.transcript is not None and self._for is not self._session.transcript:
+        t = self._session.transcript
+        if t is None or self._for is t:
+            return
+        if self.active or t.file_size <= EAGER_BYTES:
+            self.refresh()
+        else:  # a big file: examined when the Memory tab is shown
+            self.pending = True
+
+    def set_active(self, active: bool) -> None:
+        """The Memory tab is shown (or hidden); a big file waiting to be examined starts now."""
+        self.active = active
+        t = self._session.transcript
+        if active and self.pending and t is not None and not self._session.is_busy():
             self.refresh()
 
     def _on_settings(self, _resolved: object) -> None:
@@ -66,7 +87,7 @@ class MemoryController(QObject):
         t, resolved = self._session.transcript, self._session.resolved
         if t is None or resolved is None:
             return
-        self._for = t
+        self._for, self.pending = t, False
         tokens = self._session.tokens.report if self._session.tokens is not None else None
         settings, source = resolved.settings, resolved.context_window.source
 

@@ -68,6 +68,12 @@ def mount_memory(window: MainWindow, session: SessionController, tasks: TaskRunn
     audit = compaction.audit
     audit_index = window.workbench.indexOf(audit)
 
+    def on_tab(_i: int) -> None:
+        mem.set_active(window.workbench.currentWidget() is panel)
+
+    window.workbench.currentChanged.connect(on_tab)
+    mem.set_active(window.workbench.currentWidget() is panel)
+
     def on_loaded(_t: object) -> None:
         panel.clear(_tr("Examining every compaction…"))
         window.tokens.chart.set_memory(None, [], [], [], [])
