@@ -6,16 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fixtures.scenarios import STORE_KEY, store_session
-from sessionlens.engine import load_transcript, write_compaction
+from fixtures.scenarios import STORE_KEY, compacted_store_session
+from sessionlens.engine import load_transcript
 
 
 def test_undo_from_the_lineage_view_repoints_the_store(make_main_window: Any, qtbot: Any,
                                                        tmp_path: Path) -> None:
     folder = tmp_path / "sessions"
-    folder.mkdir()
-    src, store, record = store_session(folder)
-    wrote = write_compaction(load_transcript(src), record, "successor")
+    store, wrote = compacted_store_session(folder)
     successor = wrote.successor_path
     assert successor is not None
     ctx = make_main_window()

@@ -6,16 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fixtures.scenarios import STORE_KEY, memory_session, store_session
-from sessionlens.engine import load_transcript, write_compaction
+from fixtures.scenarios import STORE_KEY, compacted_store_session, memory_session
 
 
 def test_undo_from_the_memory_tab_repoints_the_store(make_main_window: Any, qtbot: Any,
                                                      tmp_path: Path) -> None:
     folder = tmp_path / "sessions"
-    folder.mkdir()
-    src, store, record = store_session(folder)
-    wrote = write_compaction(load_transcript(src), record, "successor")
+    store, wrote = compacted_store_session(folder)
     successor = wrote.successor_path
     assert successor is not None
     ctx = make_main_window()

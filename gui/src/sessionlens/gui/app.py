@@ -332,7 +332,10 @@ def wait_for_view(ctx: AppContext, view: str) -> SignalInstance | None:
         ctx.trace.panel.trace(text)
         return ctx.trace.controller.ready
     if view == "pruning" and ctx.pruning is not None:
-        ctx.pruning.refresh()
+        if ctx.pruning.delay is not None:
+            return None
+        if ctx.pruning.stale:  # showing the tab usually started it already: not twice
+            ctx.pruning.refresh()
         return ctx.pruning.panel.shown
     return None
 

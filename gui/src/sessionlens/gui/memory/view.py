@@ -178,15 +178,18 @@ class MemoryPanel(QWidget):
             lines.append(self.tr("memory flush: %1").replace("%1", item.flush_detail))
         self.details.setText("\n".join(lines))
 
-    def _request_audit(self, row: int) -> None:
+    def _compaction_at(self, row: int) -> str | None:
         if 0 <= row < self.model.rowCount():
-            self.audit_requested.emit(self.model.data(self.model.index(row, 0), HealthRole)
-                                      .compaction_id)
+            return str(self.model.data(self.model.index(row, 0), HealthRole).compaction_id)
+        return None
+
+    def _request_audit(self, row: int) -> None:
+        if (cid := self._compaction_at(row)) is not None:
+            self.audit_requested.emit(cid)
 
     def _request_undo(self, row: int) -> None:
-        if 0 <= row < self.model.rowCount():
-            self.undo_requested.emit(self.model.data(self.model.index(row, 0), HealthRole)
-                                     .compaction_id)
+        if (cid := self._compaction_at(row)) is not None:
+            self.undo_requested.emit(cid)
 
     def _menu(self, pos: QPoint) -> None:
         index = self.table.indexAt(pos)
