@@ -61,7 +61,7 @@ class TimelineModel(QAbstractListModel):
 
     def set_tokens(self, report: TokenReport | None) -> None:
         """New counts; the view repaints what is on screen (no dataChanged over 100k rows,
-        which would make QListView re-lay out every row through Python)."""
+        which would make the view ask Python for every row)."""
         self._tokens = report
 
     # reading ------------------------------------------------------------------------------

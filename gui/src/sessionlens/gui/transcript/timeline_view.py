@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListView,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -26,10 +25,7 @@ from sessionlens.gui.session_controller import SessionController, TokenView
 from sessionlens.gui.transcript.timeline_model import TimelineModel
 from sessionlens.gui.transcript.timeline_rows import RowFilter, TimelineRow
 
-from .timeline_delegate import TimelineDelegate
-
-#: Rows laid out per event-loop turn (about 5 ms of work).
-LAYOUT_BATCH = 2000
+from .timeline_list import TimelineList
 
 ROLES = ("user", "assistant", "toolResult", "bashExecution", "custom")
 TYPES = ("message", "compaction", "branch_summary", "custom_message", "custom", "label",
@@ -67,15 +63,8 @@ class TimelineView(QWidget):
         self.tree_toggle.setIcon(icon("action-tree"))
         self.tree_toggle.setShortcut(shortcuts.sequence(shortcuts.TREE_MODE))
         self.count = QLabel()
-        self.list = QListView()
+        self.list = TimelineList()
         self.list.setModel(self.model)
-        self.list.setItemDelegate(TimelineDelegate(self.list))
-        self.list.setUniformItemSizes(True)
-        # Qt lays rows out calling the model once per row; in batches that never stalls the UI
-        self.list.setLayoutMode(QListView.LayoutMode.Batched)
-        self.list.setBatchSize(LAYOUT_BATCH)
-        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.list.setObjectName("timeline")
 
         bar = QHBoxLayout()
@@ -142,15 +131,11 @@ class TimelineView(QWidget):
         if eid:
             self._c.select(str(eid))
 
-    def _show_entry(self, entry_id: str, tries: int = 40) -> None:
+    def _show_entry(self, entry_id: str) -> None:
         row = self.model.row_of_entry(entry_id)
         if row is None:
             return
         idx = self.model.index(row)
-        if not self.list.visualRect(idx).isValid() and tries > 0:
-            # batched layout has not reached this row yet: try again shortly
-            QTimer.singleShot(50, self, lambda: self._show_entry(entry_id, tries - 1))
-            return
         # decide before selecting: selecting scrolls just enough to show the row (at an edge)
         hidden = not self.list.viewport().rect().contains(self.list.visualRect(idx))
         if self.list.currentIndex() != idx:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -60,7 +60,14 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self.bars = pg.BarGraphItem(x0=0, y=ys, width=widths, height=0.7, brushes=brushes,
                                     pens=[pg.mkPen(None)] * len(names))
         self.addItem(self.bars)
-        self.getAxis("left").setTicks([[(i, f"{n}  {self._values[n]:,}") for i, n in enumerate(names)]])
+        labels = [f"{n}  {self._values[n]:,}" for n in names]
+        axis = self.getAxis("left")
+        axis.setTicks([list(enumerate(labels))])
+        # the labels' width set here, not measured while painting: a measured width re-lays
+        # out the plot only on a later paint, and until then the labels are cut off
+        metrics = QFontMetrics(axis.style["tickFont"] or self.font())
+        axis.setWidth(max(metrics.horizontalAdvance(t) for t in labels)
+                      + axis.style["tickTextOffset"][0] + max(0, axis.style["tickLength"]) + 6)
         self.setYRange(-0.6, max(0.6, len(names) - 0.4), padding=0)
         self.setXRange(0, max(widths, default=1) * 1.05, padding=0)
 
