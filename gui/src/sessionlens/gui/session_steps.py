@@ -87,6 +87,7 @@ def load_session(path: Path, overrides: Overrides, encoding: str | None, report:
     """Load ``path`` with the settings that govern it, its list-mode rows (sized against the
     resolved window) and, with an ``encoding``, the context's three numbers and series."""
     t = load_transcript(path, on_progress=report, cancel=cancelled)
+    _ = t.compactions  # found here, on the worker: the views ask for them on the UI thread
     config, store_window, beside = config_for(t.path), store_window_for(t), store_beside_for(t)
     resolved = resolve_settings(t, overrides, config, store_window, beside)
     view = None if encoding is None else count_context_view(t, encoding, resolved.settings,

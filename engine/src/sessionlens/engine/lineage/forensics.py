@@ -25,8 +25,7 @@ from sessionlens.engine.plan.planner import (
     is_message_entry,
 )
 from sessionlens.engine.plan.triggers import active_window_bytes, ends_mid_turn, overflow_before
-from sessionlens.engine.tokens.counts import estimate_entry_tokens
-from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
+from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars, pi_estimate
 
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings
@@ -103,12 +102,12 @@ def _last_usage(entries: Sequence[Entry]) -> int | None:
     return None
 
 
-def _estimate(entry: Entry, tokens: TokenReport | None) -> int:
+def _estimate(transcript: Transcript, entry: Entry, tokens: TokenReport | None) -> int:
     if tokens is not None:
         known = tokens.entries.get(entry.id)
         if known is not None:
             return known.estimate_pi
-    return estimate_entry_tokens(entry, "pi")
+    return pi_estimate(transcript, entry)
 
 
 def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSettings,
@@ -126,8 +125,8 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         ids = [e.id for e in before[:boundary]]
         if prev_comp.first_kept_entry_id in ids:
             kept_before = before[ids.index(prev_comp.first_kept_entry_id):boundary]
-    estimates = [_estimate(e, tokens) if is_message_entry(e) else 0 for e in region]
-    estimated = prev_summary + sum(_estimate(e, tokens) for e in kept_before
+    estimates = [_estimate(transcript, e, tokens) if is_message_entry(e) else 0 for e in region]
+    estimated = prev_summary + sum(_estimate(transcript, e, tokens) for e in kept_before
                                    if is_message_entry(e)) + sum(estimates)
     context = estimate_context_tokens(region, estimates, prev_summary)
     window = context_window_of(before, settings, transcript.header)

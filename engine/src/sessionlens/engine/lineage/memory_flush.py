@@ -148,11 +148,12 @@ class _Cycle:
     peak: int = 0
 
 
-def _walk(path: Sequence[Entry], tokens: TokenReport | None) -> list[_Cycle]:
+def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | None
+          ) -> list[_Cycle]:
     """Cycles of the path with the projected context at each turn start (see module doc)."""
 
     def est(entry: Entry) -> int:
-        return entry_context_tokens(entry, tokens)
+        return entry_context_tokens(entry, tokens, transcript)
 
     cycles = [_Cycle(0, len(path), [])]
     context = overhead = projected = at_usage = window_bytes = 0
@@ -251,7 +252,10 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
     else:
         window, source = context_window_of(path, settings, transcript.header), "model"
     margin, level = flush_threshold(settings, window)
-    flush_at = {i: t for i, e in enumerate(path) for t in turns if t.prompt_entry_id == e.id}
+    by_prompt: dict[str, FlushTurn] = {}
+    for turn in turns:  # the last turn per prompt, as the scan over every pair kept
+        by_prompt[turn.prompt_entry_id] = turn
+    flush_at = {i: by_prompt[e.id] for i, e in enumerate(path) if e.id in by_prompt}
     triggers = {f.compaction_id: f.trigger
                 for f in analyze_compactions(transcript, replace(settings, context_window=window),
                                              tokens)}
@@ -267,7 +271,7 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
                                f"{settings.sandbox_workspace_access or 'none'}",
     }.get(skip or "", "")
     out: list[FlushCycle] = []
-    walked = _walk(path, tokens)
+    walked = _walk(transcript, path, tokens)
     for n, c in enumerate(walked, 1):
         is_open = c.end >= len(path)
         if is_open and c.start >= len(path):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from sessionlens.engine.load.replay import BOUNDARY_TYPES
 from sessionlens.engine.model import Entry, Transcript
 
-from .estimate import estimate_entry_tokens
+from .estimate import estimate_entry_tokens, pi_estimate
 from .reported import valid_usage_tokens
 
 if TYPE_CHECKING:
@@ -37,14 +37,19 @@ class ContextPoint:
 _CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 
 
-def entry_context_tokens(entry: Entry, tokens: TokenReport | None = None) -> int:
+def entry_context_tokens(entry: Entry, tokens: TokenReport | None = None,
+                         transcript: Transcript | None = None) -> int:
     """pi's estimate of what ``entry`` adds to the context: 0 for rows the model never sees
-    (metadata, compaction rows, excluded bash runs); the report's count when one is given."""
+    (metadata, compaction rows, excluded bash runs); the report's count when one is given.
+    With its ``transcript``, an estimate is worked out once per transcript."""
     if entry.type not in _CONTEXT_ENTRY_TYPES or (
             entry.message is not None and entry.message.exclude_from_context):
         return 0
     known = tokens.entries.get(entry.id) if tokens is not None else None
-    return known.estimate_pi if known is not None else estimate_entry_tokens(entry, "pi")
+    if known is not None:
+        return known.estimate_pi
+    return pi_estimate(transcript, entry) if transcript is not None else \
+        estimate_entry_tokens(entry, "pi")
 
 
 def context_series(transcript: Transcript, report: TokenReport) -> tuple[ContextPoint, ...]:
@@ -61,7 +66,7 @@ def context_series(transcript: Transcript, report: TokenReport) -> tuple[Context
             return 0
         counts = report.entries.get(entry.id)
         # a context-only report lacks the history before the boundary: estimate it here
-        return counts.estimate_pi if counts is not None else estimate_entry_tokens(entry, "pi")
+        return counts.estimate_pi if counts is not None else pi_estimate(transcript, entry)
 
     for i, entry in enumerate(path):
         reported = valid_usage_tokens(entry)

@@ -7,11 +7,12 @@ dragging the cut line asks the session to re-plan with ``cut_entry_id`` (off the
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtGui import QFontMetrics, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from sessionlens.engine import FIGURE_LABELS
 from sessionlens.gui import colors, shortcuts
+from sessionlens.gui.chart_paint import coalesce_repaints
 from sessionlens.gui.session_controller import SessionController, TokenView
 
 from .context_chart import ContextChart
@@ -41,6 +43,7 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         self.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.hideAxis("bottom")
+        coalesce_repaints(self)
         self.bars: pg.BarGraphItem | None = None
         self._values: dict[str, int] = {}
         self._dark = False
@@ -77,6 +80,18 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         for axis in ("left", "bottom"):
             self.getAxis(axis).setPen(pg.mkPen(c["fg"]))
             self.getAxis(axis).setTextPen(pg.mkPen(c["fg"]))
+
+
+def _text_height(label: QLabel, width: int) -> int:
+    """The height ``label``'s rich text wraps to at ``width``, from the text alone (a fixed-
+    height label's own ``heightForWidth`` answered its current height plus a little, so each
+    update grew it by 2 px and re-laid out the charts)."""
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setDefaultFont(label.font())
+    doc.setHtml(label.text())
+    doc.setTextWidth(width)
+    return math.ceil(doc.size().height())
 
 
 class TokenPanel(QWidget):
@@ -148,8 +163,7 @@ class TokenPanel(QWidget):
         the height changes only when the line count does, so the chart seldom re-lays out."""
         for label, least in self._min_heights.items():
             width = label.contentsRect().width()
-            need = label.heightForWidth(width) if width > 0 else least
-            height = max(least, need + 2)
+            height = max(least, _text_height(label, width) + 2) if width > 0 else least
             if height != label.height():
                 label.setFixedHeight(height)
 
