@@ -51,7 +51,7 @@ from load import generate  # noqa: E402  (the load benchmark's generator)
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_MODULES = ROOT / "tests" / "fidelity" / "node" / "node_modules"
-SAMPLES = Path(os.environ.get("SESSIONLENS_SAMPLES", ROOT.parent.parent / "shared" / "samples"))
+SAMPLES = Path(os.environ.get("SESSIONLENS_SAMPLES", ROOT.parent / "shared" / "samples"))
 #: Real samples whose entries the first input is made of (pi v1 and OpenClaw v3 files).
 REAL_SAMPLES = ("01_", "03_", "04_")
 #: Compactions and side branches in each input.

@@ -354,8 +354,13 @@ class Transcript:
         return None if i is None else self.entries[i]
 
     def path_entries(self) -> tuple[Entry, ...]:
-        """Entries of the active path, root first."""
-        return tuple(self.entries[self.index[i]] for i in self.active_path)
+        """Entries of the active path, root first (built once: ``inspect`` asked 7 times)."""
+        found: tuple[Entry, ...] | None = self.derived.get("path_entries")
+        if found is None:
+            entries, index = self.entries, self.index
+            found = self.derived["path_entries"] = tuple(entries[index[i]]
+                                                         for i in self.active_path)
+        return found
 
     @property
     def session_id(self) -> str | None:
