@@ -3,6 +3,7 @@ asks Python only for what is on screen, and the charts lay out without a paint f
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -10,11 +11,13 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QWidget
 
+from fixtures.qt_app import open_and_settle
+from fixtures.scenarios import small_session
 from sessionlens.gui.transcript.context_chart import ContextChart
 from sessionlens.gui.transcript.timeline_list import TimelineList
 from sessionlens.gui.transcript.timeline_model import TimelineModel
 from sessionlens.gui.transcript.timeline_rows import Mark, TimelineRow
-from sessionlens.gui.transcript.token_view import BreakdownChart
+from sessionlens.gui.transcript.token_view import BreakdownChart, _text_height
 
 ROWS = 100_000
 
@@ -135,3 +138,20 @@ def test_new_series_paint_the_chart_once_not_in_a_chain(qtbot: Any) -> None:
     # one paint for the burst; painting at once as the scene changed made it two here (and
     # three in the whole window on a 100 MB session)
     assert paints.count == 1
+
+
+def test_the_token_panels_labels_fit_their_text_and_stay_put(qtbot: Any, make_main_window: Any,
+                                                             tmp_path: Path) -> None:
+    ctx = make_main_window()
+    ctx.window.resize(1280, 800)
+    open_and_settle(qtbot, ctx, small_session().write(tmp_path / "s.jsonl"))
+    panel = ctx.window.tokens
+    assert panel.prediction.text() and panel.totals.text()
+    for label in (panel.prediction, panel.totals):
+        inside = label.contentsRect()
+        # every wrapped line is inside the label (the style's padding counted)
+        assert inside.height() >= _text_height(label, inside.width())
+    heights = (panel.prediction.height(), panel.totals.height())
+    for _ in range(3):  # the same texts again: no label grows (each re-lays out the charts)
+        panel._fit_labels()
+    assert (panel.prediction.height(), panel.totals.height()) == heights

@@ -162,8 +162,10 @@ class TokenPanel(QWidget):
         """Grow a label by the lines its text wraps to (never less than its usual height);
         the height changes only when the line count does, so the chart seldom re-lays out."""
         for label, least in self._min_heights.items():
-            width = label.contentsRect().width()
-            height = max(least, _text_height(label, width) + 2) if width > 0 else least
+            inside = label.contentsRect()
+            frame = label.height() - inside.height()  # the style's padding and border
+            height = max(least, _text_height(label, inside.width()) + frame + 2) \
+                if inside.width() > 0 else least
             if height != label.height():
                 label.setFixedHeight(height)
 
