@@ -332,9 +332,12 @@ def run(kind: str, args: argparse.Namespace) -> None:
     settings = SearchSettings(chunk_encoding=args.chunk_encoding)
     index = SearchIndex(index_dir, settings, session_dirs=lambda: [folder])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), os.times()
     stats = index.update(workers=args.workers)
     build = time.perf_counter() - t
+    own = os.times().user + os.times().system - cpu.user - cpu.system
+    planners = os.times().children_user + os.times().children_system - cpu.children_user \
+        - cpu.children_system
     summary = index.summary()
     db_size = sum(p.stat().st_size for p in index_dir.glob("index.sqlite3*"))
     print(f"  first index: {build:.1f} s for {total / 1e6:,.0f} MB = {total / 1e6 / build:.1f} MB/s "
@@ -342,6 +345,8 @@ def run(kind: str, args: argparse.Namespace) -> None:
           f"{load:.1f}); {stats.indexed} of {len(files)} files, {summary.chunks:,} chunks, "
           f"{stats.entries_added:,} entries, "
           f"index {db_size / 1e6:,.0f} MB")
+    print(f"  first index CPU: {own:.1f} s in this process (writing), {planners:.1f} s in "
+          f"worker processes (reading, chunking); the machine's other work is not counted")
     rnd = random.Random(time.time_ns())  # appended ids must be new on every run
     by_size = sorted(files, key=lambda p: p.stat().st_size)
     for label, target in (("median file", by_size[len(by_size) // 2]), ("largest file", by_size[-1])):
