@@ -10,8 +10,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from fixtures.factories import TranscriptBuilder
 from fixtures.search_sessions import Machine, openclaw_session
+from sessionlens.engine.search import indexer
 from sessionlens.engine.search.index_db import INDEX_FILE
 from sessionlens.engine.search.indexer import FTS5_DEFAULTS
 from sessionlens.engine.search.search_index import SearchIndex
@@ -257,3 +260,25 @@ def test_a_word_inside_cjk_text_is_found_and_a_rewrite_drops_it(machine: Machine
                              "'\"上 下 文\"'").fetchone()[0]
         assert stale == 0  # no FTS row of the old text is left behind
         assert conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('integrity-check')")
+
+
+def test_reading_in_worker_processes_gives_the_rows_one_process_does(
+        machine: Machine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big first build reads in worker processes (here: any size) while this one writes;
+    the index holds the same chunks, in the same order, as reading in this process."""
+    monkeypatch.setattr(indexer, "PARALLEL_MIN_BYTES", 0)
+
+    def not_here(*args: object, **kwargs: object) -> None:
+        raise AssertionError("planned in the writing process")
+
+    with monkeypatch.context() as m:
+        m.setattr(indexer, "_plan_job", not_here)  # the workers import their own
+        stats = machine.index.update(workers=2)
+    assert stats.indexed == 3 and stats.problems == ()
+    serial = SearchIndex(tmp_path / "serial", session_dirs=lambda: machine.dirs)
+    serial.update(workers=1)
+    query = "SELECT f.path, c.id, c.text, c.segments FROM chunks c JOIN files f ON f.id = c.file_id"
+    with _db(machine) as conn, sqlite3.connect(serial.folder / INDEX_FILE) as other:
+        assert conn.execute(query).fetchall() == other.execute(query).fetchall()
+    cc_path, cc_entry = machine.facts["cc"]
+    assert _top(machine.index, "zebra_canary_rollout") == (cc_path.resolve(), cc_entry)

@@ -241,8 +241,12 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
 
-    # this process writes while ``workers - 1`` others read and chunk the next files
-    planners = max(1, workers - 1)
+    # ``workers`` processes read and chunk the next files while this one writes. The writer
+    # spends most of its time inside SQLite, which holds no core while it waits for a plan:
+    # on real transcripts reading is the slower side (benchmarks/search.py, samples: 24 s
+    # reading against 14 s writing), so both cores read; when writing is slower, the
+    # readers run a few files ahead and wait.
+    planners = max(1, workers)
     ctx = multiprocessing.get_context("spawn")  # never fork a process that may run Qt
     given = 0
     try:
