@@ -42,9 +42,13 @@ _CONFLICT_RETRIES = 3
 #: per transaction and merges segments as they pile up, so fewer, bigger segments cost less.
 FIRST_BUILD_BATCH_BYTES = 48 << 20
 #: FTS5's own settings (its defaults) and a first build's. A first build turns automatic
-#: merging off until the end, leaving only FTS5's "crisis" merges, which write each token's
-#: list far fewer times (benchmarks/search.py, 524 MB generated: 11.9 MB/s against 9.6
-#: with automerge 4; p95 query 96 ms against 87).
+#: merging off until the end (524 MB generated: 11.9 MB/s against 9.6 with automerge 4);
+#: holds 64 MB of pending tokens in memory before writing a segment, not 1 MB, so it
+#: writes about one segment per batch instead of hundreds of small ones merged over and
+#: over; and lets 64 segments pile up before a crisis merge, so a build of up to ~3 GB
+#: merges once, in the final ``optimize``. benchmarks/search.py, generated 526 MB: the
+#: writer's CPU 37.4 and 36.8 s against 43.1 and 42.7 with the defaults; query p95 93 ms
+#: against 103-105.
 FTS5_DEFAULTS = {"automerge": 4, "hashsize": 1 << 20, "crisismerge": 16}
 FIRST_BUILD_FTS5 = {"automerge": 0, "hashsize": 64 << 20, "crisismerge": 64}
 
@@ -241,12 +245,10 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
 
-    # ``workers`` processes read and chunk the next files while this one writes. The writer
-    # spends most of its time inside SQLite, which holds no core while it waits for a plan:
-    # on real transcripts reading is the slower side (benchmarks/search.py, samples: 24 s
-    # reading against 14 s writing), so both cores read; when writing is slower, the
-    # readers run a few files ahead and wait.
-    planners = max(1, workers)
+    # this process writes while ``workers - 1`` others read and chunk the next files (one
+    # more reader on 2 cores was no faster: benchmarks/search.py, samples, 13.5-20.9 MB/s
+    # against 17.8-18.3, with more CPU spent reading: 24-27 s against 18-22)
+    planners = max(1, workers - 1)
     ctx = multiprocessing.get_context("spawn")  # never fork a process that may run Qt
     given = 0
     try:
