@@ -205,15 +205,18 @@ _ID_KEYS = ("id", "parentId", "firstKeptEntryId", "uuid", "parentUuid", "leafUui
 
 
 def _sample_files() -> list[Path]:
+    """The samples the loader reads as transcripts (a Kimi ``wire.jsonl`` has a format the
+    loader knows but is no transcript: copies of it would be read and dropped by the
+    index, and counting their megabytes would flatter the throughput)."""
     from sessionlens.engine.errors import LoadError
-    from sessionlens.engine.load.reader import detect_format
+    from sessionlens.engine.load.reader import load_transcript
 
     out = []
     for p in sorted(SAMPLES.rglob("*.jsonl")):
         try:
-            detect_format(p)
+            load_transcript(p)
         except LoadError:
-            continue  # an agent the loader does not read
+            continue  # an agent the loader does not read, or not a transcript
         out.append(p)
     return out
 
@@ -261,8 +264,12 @@ def from_samples(folder: Path, size_mb: float, seed: int) -> list[Path]:
 
 # --------------------------------------------------------------------------- measuring
 
+#: Bumped when a generator changes, so an older corpus on disk is not reused.
+CORPUS_VERSIONS = {"generated": "v2", "samples": "v3"}
+
+
 def _corpus(kind: str, root: Path, size_mb: float, seed: int) -> tuple[Path, list[Path]]:
-    folder = root / f"{kind}-v2-{size_mb:g}mb-{seed}"
+    folder = root / f"{kind}-{CORPUS_VERSIONS[kind]}-{size_mb:g}mb-{seed}"
     stamp = folder / "complete.json"
     if stamp.is_file():
         return folder, [Path(p) for p in json.loads(stamp.read_text())]
@@ -274,30 +281,37 @@ def _corpus(kind: str, root: Path, size_mb: float, seed: int) -> tuple[Path, lis
     return folder, files
 
 
-def _append(path: Path, entries: int, rnd: random.Random) -> int:
-    """Append ``entries`` user/assistant lines in the file's own format."""
-    with open(path, "rb") as fh:
-        first = orjson.loads(fh.readline())
-    fmt_claude = "uuid" in first or "sessionId" in first
-    fmt_codex = first.get("type") == "session_meta"
-    lines = []
-    for i in range(entries):
-        text = " ".join(rnd.choices(WORDS, k=60)) + f" appended-fact-{rnd.getrandbits(32):08x}"
-        if fmt_codex:
-            obj: dict[str, Any] = {"timestamp": "2026-04-01T00:00:00.000Z", "type": "response_item",
-                                   "payload": {"type": "message", "role": "user",
-                                               "content": [{"type": "input_text", "text": text}]}}
-        elif fmt_claude:
-            obj = {"type": "user", "uuid": f"app-{rnd.getrandbits(64):016x}", "parentUuid": None,
-                   "sessionId": first.get("sessionId"), "timestamp": "2026-04-01T00:00:00.000Z",
-                   "message": {"role": "user", "content": text}}
-        else:
-            obj = {"type": "message", "id": f"ap{rnd.getrandbits(32):08x}{i}", "parentId": None,
-                   "timestamp": "2026-04-01T00:00:00.000Z",
-                   "message": {"role": "user", "content": text, "timestamp": 1}}
-        lines.append(orjson.dumps(obj) + b"\n")
+def _entry_count(path: Path) -> int:
+    from sessionlens.engine.load.reader import load_transcript
+
+    return len(load_transcript(path).entries)
+
+
+def _append(path: Path, entries: int, rnd: random.Random) -> tuple[int, int]:
+    """Append about ``entries`` entries to ``path`` in its own format; (bytes, entries).
+
+    The lines are the file's own, copied from a random place with every id made new, so
+    any format the corpus holds (Copilot events, Gemini, Kimi, ... not only OpenClaw,
+    Claude Code and Codex) gets lines its loader reads as entries. A line of another
+    format would be skipped by that loader and the update would rightly add nothing. The
+    entries added are counted by loading the file before and after (outside the timing).
+    """
+    before = _entry_count(path)
+    lines = [raw for raw in path.read_bytes().splitlines()[1:] if raw.strip()]
+    per_line = max(before, 1) / max(len(lines), 1)
+    take = min(len(lines), max(1, round(entries / per_line)))
+    at = rnd.randrange(0, len(lines) - take + 1)
+    tag = f"ap{rnd.getrandbits(40):010x}"
+    out = []
+    for raw in lines[at:at + take]:
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        out.append(orjson.dumps(_retag(obj, tag)) + b"\n")
     with open(path, "ab") as fh:
-        return fh.write(b"".join(lines))
+        written = fh.write(b"".join(out))
+    return written, _entry_count(path) - before
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -318,26 +332,34 @@ def run(kind: str, args: argparse.Namespace) -> None:
     settings = SearchSettings(chunk_encoding=args.chunk_encoding)
     index = SearchIndex(index_dir, settings, session_dirs=lambda: [folder])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), os.times()
     stats = index.update(workers=args.workers)
     build = time.perf_counter() - t
+    own = os.times().user + os.times().system - cpu.user - cpu.system
+    planners = os.times().children_user + os.times().children_system - cpu.children_user \
+        - cpu.children_system
     summary = index.summary()
     db_size = sum(p.stat().st_size for p in index_dir.glob("index.sqlite3*"))
     print(f"  first index: {build:.1f} s for {total / 1e6:,.0f} MB = {total / 1e6 / build:.1f} MB/s "
           f"({args.workers} workers, chunk measure {args.chunk_encoding}, load avg before "
-          f"{load:.1f}); {summary.chunks:,} chunks, {stats.entries_added:,} entries, "
+          f"{load:.1f}); {stats.indexed} of {len(files)} files, {summary.chunks:,} chunks, "
+          f"{stats.entries_added:,} entries, "
           f"index {db_size / 1e6:,.0f} MB")
+    print(f"  first index CPU: {own:.1f} s in this process (writing), {planners:.1f} s in "
+          f"worker processes (reading, chunking); the machine's other work is not counted")
     rnd = random.Random(time.time_ns())  # appended ids must be new on every run
     by_size = sorted(files, key=lambda p: p.stat().st_size)
     for label, target in (("median file", by_size[len(by_size) // 2]), ("largest file", by_size[-1])):
         times = []
         for _ in range(3):
-            added = _append(target, 20, rnd)
+            added, new_entries = _append(target, 20, rnd)
             t = time.perf_counter()
             st = index.update(workers=args.workers)
             times.append(time.perf_counter() - t)
-            assert st.indexed == 1 and st.entries_added == 20, st
-        print(f"  incremental, 20 entries ({added / 1e3:.0f} KB) appended to the {label} "
+            assert new_entries > 0, f"{target}: the appended lines hold no entry"
+            assert st.indexed == 1 and st.entries_added == new_entries, (new_entries, st)
+        print(f"  incremental, {new_entries} entries ({added / 1e3:.0f} KB) appended to the "
+              f"{label}, {target.name} "
               f"({target.stat().st_size / 1e6:.1f} MB): median {statistics.median(times):.2f} s, "
               f"max {max(times):.2f} s")
     lat = []

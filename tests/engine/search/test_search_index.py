@@ -10,9 +10,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from fixtures.factories import TranscriptBuilder
 from fixtures.search_sessions import Machine, openclaw_session
+from sessionlens.engine.search import indexer
 from sessionlens.engine.search.index_db import INDEX_FILE
+from sessionlens.engine.search.indexer import FTS5_DEFAULTS
 from sessionlens.engine.search.search_index import SearchIndex
 
 
@@ -48,14 +52,16 @@ def test_planted_facts_are_found_in_their_file_and_entry(machine: Machine) -> No
 
 def test_a_first_build_leaves_fts5_merging_on_and_every_chunk_searchable(
         machine: Machine) -> None:
-    """The first build turns FTS5's automerge off and commits in batches; afterwards merging
-    is back on and each chunk row has its FTS row (one id each, as SQLite would pick)."""
+    """The first build turns FTS5's automerge off (its pending-data size and crisis-merge
+    threshold up) and commits in batches; afterwards FTS5's defaults are back and each
+    chunk row has its FTS row (one id each, as SQLite would pick)."""
     machine.index.update()
     with _db(machine) as conn:
-        merge = conn.execute("SELECT v FROM chunk_fts_config WHERE k='automerge'").fetchone()
+        config = dict(conn.execute("SELECT k, v FROM chunk_fts_config WHERE k IN "
+                                   "('automerge', 'hashsize', 'crisismerge')").fetchall())
         ids = [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")]
         docs = conn.execute("SELECT count(*) FROM chunk_fts_docsize").fetchone()[0]
-    assert merge == (4,)
+    assert config == FTS5_DEFAULTS
     assert ids == list(range(1, len(ids) + 1)) and docs == len(ids) > 0
 
 
@@ -234,3 +240,45 @@ def test_words_found_everywhere_rank_only_the_newest_matches(tmp_path: Path) -> 
     assert {h.path.name for h in capped.hits} <= {"f4.jsonl", "f5.jsonl"}  # indexed last
     rare = index.search("\"file 0 turn 3\"")
     assert rare.notes == () and rare.hits[0].path.name == "f0.jsonl"
+
+
+def test_a_word_inside_cjk_text_is_found_and_a_rewrite_drops_it(machine: Machine) -> None:
+    """Chinese and Japanese have no spaces: a word inside a sentence is found (each
+    character is spaced out for FTS5, in the planning process), and the rewrite's delete
+    of those rows leaves FTS5 consistent (the delete must give the tokens the insert did)."""
+    path = machine.home / ".openclaw/agents/main/sessions/cjk.jsonl"
+    _, entry = openclaw_session(path, "我们把会话上下文压缩到摘要里。次はキャッシュを消す。")
+    machine.index.update()
+    assert _top(machine.index, "上下文") == (path.resolve(), entry)
+    assert _top(machine.index, "キャッシュ") == (path.resolve(), entry)
+    _, later = openclaw_session(path, "重写以后只剩下这一句话。", turns=4)
+    assert machine.index.update().indexed == 1
+    assert _top(machine.index, "上下文") is None
+    assert _top(machine.index, "这一句") == (path.resolve(), later)
+    with _db(machine) as conn:
+        stale = conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH "
+                             "'\"上 下 文\"'").fetchone()[0]
+        assert stale == 0  # no FTS row of the old text is left behind
+        assert conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('integrity-check')")
+
+
+def test_reading_in_worker_processes_gives_the_rows_one_process_does(
+        machine: Machine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big first build reads in worker processes (here: any size) while this one writes;
+    the index holds the same chunks, in the same order, as reading in this process."""
+    monkeypatch.setattr(indexer, "PARALLEL_MIN_BYTES", 0)
+
+    def not_here(*args: object, **kwargs: object) -> None:
+        raise AssertionError("planned in the writing process")
+
+    with monkeypatch.context() as m:
+        m.setattr(indexer, "_plan_job", not_here)  # the workers import their own
+        stats = machine.index.update(workers=2)
+    assert stats.indexed == 3 and stats.problems == ()
+    serial = SearchIndex(tmp_path / "serial", session_dirs=lambda: machine.dirs)
+    serial.update(workers=1)
+    query = "SELECT f.path, c.id, c.text, c.segments FROM chunks c JOIN files f ON f.id = c.file_id"
+    with _db(machine) as conn, sqlite3.connect(serial.folder / INDEX_FILE) as other:
+        assert conn.execute(query).fetchall() == other.execute(query).fetchall()
+    cc_path, cc_entry = machine.facts["cc"]
+    assert _top(machine.index, "zebra_canary_rollout") == (cc_path.resolve(), cc_entry)

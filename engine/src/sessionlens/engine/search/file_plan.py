@@ -29,6 +29,7 @@ from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.model import Entry, Transcript
 
 from .chunking import Chunk, ChunkerState, TokenMeasure, chunk_entries, indexed_text
+from .index_db import fts_text
 from .search_settings import SearchSettings
 
 __all__ = [
@@ -69,6 +70,9 @@ class ChunkRow:
     ts_min: float | None
     ts_max: float | None
     hash: str
+    #: The text as FTS5 gets it (``index_db.fts_text``) when it differs; worked out here,
+    #: in the planning process, so the one writer does not spend its time on it.
+    fts: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,9 +264,10 @@ def _chunk_rows(chunks: list[Chunk], entries: Sequence[Entry]) -> tuple[ChunkRow
             segments.append([offset, *known])
             if known[2] is not None:
                 stamps.append(known[2])
+        fts = fts_text(chunk.text)
         rows.append(ChunkRow(chunk.text, dumps(segments).decode(),
                              min(stamps, default=None), max(stamps, default=None),
-                             _hash(chunk.text)))
+                             _hash(chunk.text), None if fts is chunk.text else fts))
     return tuple(rows)
 
 

@@ -41,12 +41,16 @@ _CONFLICT_RETRIES = 3
 #: A first build commits this many bytes of transcripts at a time: FTS5 writes a segment
 #: per transaction and merges segments as they pile up, so fewer, bigger segments cost less.
 FIRST_BUILD_BATCH_BYTES = 48 << 20
-#: FTS5's own ``automerge`` (its default); a first build turns merging off (0) until the
-#: end, leaving only FTS5's "crisis" merges, which write each token's list far fewer times.
-AUTOMERGE = 4
-#: During a first build: no automatic merges (benchmarks/search.py, 524 MB generated:
-#: 11.9 MB/s against 9.6 with 4 and 9.4 with 8; p95 query 96 ms against 87).
-FIRST_BUILD_AUTOMERGE = 0
+#: FTS5's own settings (its defaults) and a first build's. A first build turns automatic
+#: merging off until the end (524 MB generated: 11.9 MB/s against 9.6 with automerge 4);
+#: holds 64 MB of pending tokens in memory before writing a segment, not 1 MB, so it
+#: writes about one segment per batch instead of hundreds of small ones merged over and
+#: over; and lets 64 segments pile up before a crisis merge, so a build of up to ~3 GB
+#: merges once, in the final ``optimize``. benchmarks/search.py, generated 526 MB: the
+#: writer's CPU 37.4 and 36.8 s against 43.1 and 42.7 with the defaults; query p95 93 ms
+#: against 103-105.
+FTS5_DEFAULTS = {"automerge": 4, "hashsize": 1 << 20, "crisismerge": 16}
+FIRST_BUILD_FTS5 = {"automerge": 0, "hashsize": 64 << 20, "crisismerge": 64}
 
 Progress = Callable[[int, int], None]
 Cancel = Callable[[], bool]
@@ -124,7 +128,8 @@ def _insert_chunks(conn: sqlite3.Connection, file_id: int, chunks: Sequence[Chun
                      ((i, file_id, c.text, c.segments, c.ts_min, c.ts_max, c.hash)
                       for i, c in zip(ids, chunks, strict=True)))
     conn.executemany("INSERT INTO chunk_fts(rowid, body) VALUES (?, ?)",
-                     ((i, fts_text(c.text)) for i, c in zip(ids, chunks, strict=True)))
+                     ((i, c.text if c.fts is None else c.fts)
+                      for i, c in zip(ids, chunks, strict=True)))
     return ids[-1]
 
 
@@ -240,7 +245,9 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
 
-    # this process writes while ``workers - 1`` others read and chunk the next files
+    # this process writes while ``workers - 1`` others read and chunk the next files (one
+    # more reader on 2 cores was no faster: benchmarks/search.py, samples, 13.5-20.9 MB/s
+    # against 17.8-18.3, with more CPU spent reading: 24-27 s against 18-22)
     planners = max(1, workers - 1)
     ctx = multiprocessing.get_context("spawn")  # never fork a process that may run Qt
     given = 0
@@ -306,7 +313,7 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
     #: an empty index being filled: big transactions, FTS5 merging off until the end
     first_build = not rows and len(jobs) > 1
     if jobs:
-        _set_automerge(conn, FIRST_BUILD_AUTOMERGE if first_build else AUTOMERGE)
+        _set_fts5(conn, FIRST_BUILD_FTS5 if first_build else FTS5_DEFAULTS)
     batch = contextlib.ExitStack()  # the open batch's transaction; rolled back on errors
     batched = 0
     try:
@@ -324,16 +331,30 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
                     batched = 0
                 if on_progress is not None:
                     on_progress(done, total)
+        if first_build:
+            _optimize(conn)
     finally:
         if first_build:
-            _set_automerge(conn, AUTOMERGE)
+            _set_fts5(conn, FTS5_DEFAULTS)
     return IndexStats(len(keep), indexed, removed, entries, chunks, total,
                       time.monotonic() - started, tuple(problems))
 
 
-def _set_automerge(conn: sqlite3.Connection, value: int) -> None:
+def _optimize(conn: sqlite3.Connection) -> None:
+    """Merge a first build's segments into one. They are few but large (see
+    ``FIRST_BUILD_FTS5``); left as they are, the crisis merge that a later small update
+    sets off would rewrite them all in that update (9 s instead of 0.05 in the benchmark).
+    Queries read one segment instead of several."""
     with transaction(conn):
-        conn.execute("INSERT INTO chunk_fts(chunk_fts, rank) VALUES('automerge', ?)", (value,))
+        conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('optimize')")
+
+
+def _set_fts5(conn: sqlite3.Connection, values: dict[str, int]) -> None:
+    """Set FTS5 configuration options (kept in the index file, so they outlast a crash:
+    the next update with anything to index sets the defaults back)."""
+    with transaction(conn):
+        conn.executemany("INSERT INTO chunk_fts(chunk_fts, rank) VALUES(?, ?)",
+                         values.items())
 
 
 def _index_one(conn: sqlite3.Connection, job: _Job, plan: FilePlan, settings: SearchSettings,
