@@ -12,10 +12,10 @@ back for the raw-JSON view and for verbatim copies into successor files.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 __all__ = [
     "ContentBlock",
@@ -305,6 +305,9 @@ class ContextItem:
     role: str
 
 
+_T = TypeVar("_T")
+
+
 @dataclass(frozen=True, slots=True)
 class Transcript:
     """A loaded transcript: entries in file order, the tree, the active path and replay."""
@@ -336,10 +339,10 @@ class Transcript:
     #: Names of the checkpoint copies beside the file when it was read: one written in the
     #: same clock tick as the read is told apart from a later one by not being among them.
     checkpoints_at_load: frozenset[str] = frozenset()
-    #: Values derived from the entries, kept once computed by the module that owns each
-    #: (``compactions``, pi estimates): the entries never change, and the GUI and ``inspect``
-    #: ask several analyses that each walked 100k entries for the same numbers. Never copied
-    #: by ``dataclasses.replace`` (init=False), never compared.
+    #: Values derived from the entries, kept by ``derive`` once the module that owns each
+    #: has worked it out (``compactions``, pi estimates): the entries never change, and the
+    #: GUI and ``inspect`` ask several analyses that each walked 100k entries for the same
+    #: numbers. Never copied by ``dataclasses.replace`` (init=False), never compared.
     derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False,
                                     compare=False)
 
@@ -353,14 +356,18 @@ class Transcript:
         i = self.index.get(entry_id)
         return None if i is None else self.entries[i]
 
+    def derive(self, key: str, make: Callable[[], _T]) -> _T:
+        """``make()``, worked out once per transcript and kept in ``derived`` under ``key``
+        (two threads may both make it; the first one kept is the one both get)."""
+        found = self.derived.get(key)
+        if found is None:
+            found = self.derived.setdefault(key, make())
+        return cast(_T, found)
+
     def path_entries(self) -> tuple[Entry, ...]:
         """Entries of the active path, root first (built once: ``inspect`` asked 7 times)."""
-        found: tuple[Entry, ...] | None = self.derived.get("path_entries")
-        if found is None:
-            entries, index = self.entries, self.index
-            found = self.derived["path_entries"] = tuple(entries[index[i]]
-                                                         for i in self.active_path)
-        return found
+        return self.derive("path_entries", lambda: tuple(
+            self.entries[self.index[i]] for i in self.active_path))
 
     @property
     def session_id(self) -> str | None:
@@ -370,11 +377,8 @@ class Transcript:
     def compactions(self) -> tuple[Entry, ...]:
         """Every compaction entry in the file (all branches), in file order (found once: a
         scan of 100k entries on every call cost the GUI's UI thread 8 ms each time)."""
-        found: tuple[Entry, ...] | None = self.derived.get("compactions")
-        if found is None:
-            found = self.derived["compactions"] = tuple(
-                e for e in self.entries if e.type == "compaction")
-        return found
+        return self.derive("compactions", lambda: tuple(
+            e for e in self.entries if e.type == "compaction"))
 
     @property
     def source_file(self) -> Path:

@@ -53,8 +53,8 @@ from sessionlens.engine.settings import (
     known_context_window,
     load_openclaw_settings,
 )
-from sessionlens.engine.tokens.counts import TokenReport, reported_usage_entry
-from sessionlens.engine.tokens.estimate import estimate_entry_tokens, estimate_tokens_from_chars
+from sessionlens.engine.tokens.counts import TokenReport, pi_tokens, reported_usage_entry
+from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 
 __all__ = [
     "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
@@ -316,12 +316,8 @@ def figures_of(transcript: Transcript, plan: CompactionPlan,
     retry storm it leaves out (sender ids are read from the file's lines)."""
     kept = int(plan.kept_tokens)
     if transcript.format in PI_FORMATS and not plan.hard_boundary:
-        per_entry = tokens.entries if tokens is not None else {}
-
         def estimate(entry_id: str) -> int:
-            counts = per_entry.get(entry_id)
-            return counts.estimate_pi if counts is not None else estimate_entry_tokens(
-                transcript.entry(entry_id))
+            return pi_tokens(transcript, transcript.entry(entry_id), tokens)
 
         kept += sum(estimate(i) for i in successor_kept_back(transcript, plan.first_kept_entry_id))
         # the unanswered copies of a retry storm a successor leaves out (reads sender ids)

@@ -25,7 +25,8 @@ from sessionlens.engine.plan.planner import (
     is_message_entry,
 )
 from sessionlens.engine.plan.triggers import active_window_bytes, ends_mid_turn, overflow_before
-from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars, pi_estimate
+from sessionlens.engine.tokens.counts import pi_tokens
+from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings
@@ -102,14 +103,6 @@ def _last_usage(entries: Sequence[Entry]) -> int | None:
     return None
 
 
-def _estimate(transcript: Transcript, entry: Entry, tokens: TokenReport | None) -> int:
-    if tokens is not None:
-        known = tokens.entries.get(entry.id)
-        if known is not None:
-            return known.estimate_pi
-    return pi_estimate(transcript, entry)
-
-
 def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSettings,
              tokens: TokenReport | None, on_path: bool,
              previous_summary_tokens: int | None) -> CompactionForensics:
@@ -125,8 +118,8 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         ids = [e.id for e in before[:boundary]]
         if prev_comp.first_kept_entry_id in ids:
             kept_before = before[ids.index(prev_comp.first_kept_entry_id):boundary]
-    estimates = [_estimate(transcript, e, tokens) if is_message_entry(e) else 0 for e in region]
-    estimated = prev_summary + sum(_estimate(transcript, e, tokens) for e in kept_before
+    estimates = [pi_tokens(transcript, e, tokens) if is_message_entry(e) else 0 for e in region]
+    estimated = prev_summary + sum(pi_tokens(transcript, e, tokens) for e in kept_before
                                    if is_message_entry(e)) + sum(estimates)
     context = estimate_context_tokens(region, estimates, prev_summary)
     window = context_window_of(before, settings, transcript.header)

@@ -153,7 +153,7 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
     """Cycles of the path with the projected context at each turn start (see module doc)."""
 
     def est(entry: Entry) -> int:
-        return entry_context_tokens(entry, tokens, transcript)
+        return entry_context_tokens(transcript, entry, tokens)
 
     cycles = [_Cycle(0, len(path), [])]
     context = overhead = projected = at_usage = window_bytes = 0

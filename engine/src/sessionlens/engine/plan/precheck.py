@@ -76,7 +76,7 @@ def preview_precheck(transcript: Transcript, settings: CompactionSettings, *,
         if reported is not None:
             usage, trailing = reported, 0
         else:
-            trailing += entry_context_tokens(entry, tokens)
+            trailing += entry_context_tokens(transcript, entry, tokens)
         if not _is_result(entry):
             continue
         nxt = next((e for e in path[i + 1:] if is_message_entry(e)), None)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sessionlens.engine.model import Transcript
-from sessionlens.engine.tokens.counts import estimate_entry_tokens
+from sessionlens.engine.tokens.counts import pi_tokens
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 
 if TYPE_CHECKING:
@@ -66,11 +66,8 @@ def preview_pruning(transcript: Transcript, keep_turns: int = 3, *,
     keep_turns = max(0, keep_turns)
     marker_tokens = estimate_tokens_from_chars(len(PRUNED_MARKER))
     items = transcript.context
-    estimates: list[int] = []
-    for item in items:
-        known = tokens.entries.get(item.entry_id) if tokens is not None else None
-        estimates.append(known.estimate_pi if known is not None
-                         else estimate_entry_tokens(transcript.entry(item.entry_id), "pi"))
+    estimates = [pi_tokens(transcript, transcript.entry(item.entry_id), tokens)
+                 for item in items]
     user_positions = [i for i, item in enumerate(items)
                       if item.kind == "message" and item.role == "user"]
     if keep_turns == 0:

@@ -66,7 +66,7 @@ def pruning_delay(transcript: Transcript, settings: CompactionSettings, *, keep_
     region = path[start:]
     summary = (estimate_tokens_from_chars(len(path[boundary].summary or ""))
                if boundary is not None else 0)
-    estimates = [entry_context_tokens(e, tokens) for e in region]
+    estimates = [entry_context_tokens(transcript, e, tokens) for e in region]
     if context_tokens is not None:
         context = context_tokens
     elif tokens is not None and tokens.reported_context is not None:

@@ -50,7 +50,7 @@ from .estimate import (
     measure_entry,
 )
 from .reported import reported_usage_entry, valid_usage_tokens
-from .series import ContextPoint, context_series, entry_context_tokens
+from .series import ContextPoint, context_series, entry_context_tokens, pi_tokens
 from .text_counter import TextCounter
 from .tokenizer import (
     ENCODING_NAMES,
@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHARS_PER_TOKEN", "ENCODING_NAMES", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS",
     "PI_IMAGE_CHARS", "ContextPoint", "CountScope", "EntryTokens", "EstimateRules",
-    "TokenReport", "entry_context_tokens", "context_series", "count_context_tokens",
+    "TokenReport", "entry_context_tokens", "pi_tokens", "context_series", "count_context_tokens",
     "count_tokens", "ensure_tiktoken_data", "entry_count_text", "estimate_entry_tokens",
     "estimate_message_chars", "get_encoding", "reported_usage_entry", "use_count_cache",
 ]

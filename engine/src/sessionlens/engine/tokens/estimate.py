@@ -255,7 +255,7 @@ def pi_estimate(transcript: Transcript, entry: Entry) -> int:
     """``estimate_entry_tokens(entry, "pi")`` for an entry of ``transcript``, worked out once
     per transcript: ``inspect`` ran three analyses that each estimated all 28,000 entries of
     a 100 MB session (a second and a half of its answer)."""
-    known: dict[str, int] = transcript.derived.setdefault("pi_estimates", {})
+    known: dict[str, int] = transcript.derive("pi_estimates", dict)
     value = known.get(entry.id)
     if value is None:
         value = known[entry.id] = estimate_entry_tokens(entry, "pi")

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 from sessionlens.engine.load.replay import BOUNDARY_TYPES
 from sessionlens.engine.model import Entry, Transcript
 
-from .estimate import estimate_entry_tokens, pi_estimate
+from .estimate import pi_estimate
 from .reported import valid_usage_tokens
 
 if TYPE_CHECKING:
     from .counts import TokenReport
 
-__all__ = ["ContextPoint", "context_series", "entry_context_tokens"]
+__all__ = ["ContextPoint", "context_series", "entry_context_tokens", "pi_tokens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,19 +37,21 @@ class ContextPoint:
 _CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 
 
-def entry_context_tokens(entry: Entry, tokens: TokenReport | None = None,
-                         transcript: Transcript | None = None) -> int:
+def pi_tokens(transcript: Transcript, entry: Entry, tokens: TokenReport | None = None) -> int:
+    """pi's estimate of ``entry``: the report's when it counted the entry (a context-only
+    report lacks the history before the boundary), else worked out once per transcript."""
+    known = tokens.entries.get(entry.id) if tokens is not None else None
+    return known.estimate_pi if known is not None else pi_estimate(transcript, entry)
+
+
+def entry_context_tokens(transcript: Transcript, entry: Entry,
+                         tokens: TokenReport | None = None) -> int:
     """pi's estimate of what ``entry`` adds to the context: 0 for rows the model never sees
-    (metadata, compaction rows, excluded bash runs); the report's count when one is given.
-    With its ``transcript``, an estimate is worked out once per transcript."""
+    (metadata, compaction rows, excluded bash runs), else ``pi_tokens``."""
     if entry.type not in _CONTEXT_ENTRY_TYPES or (
             entry.message is not None and entry.message.exclude_from_context):
         return 0
-    known = tokens.entries.get(entry.id) if tokens is not None else None
-    if known is not None:
-        return known.estimate_pi
-    return pi_estimate(transcript, entry) if transcript is not None else \
-        estimate_entry_tokens(entry, "pi")
+    return pi_tokens(transcript, entry, tokens)
 
 
 def context_series(transcript: Transcript, report: TokenReport) -> tuple[ContextPoint, ...]:
@@ -64,9 +66,7 @@ def context_series(transcript: Transcript, report: TokenReport) -> tuple[Context
     def est(entry: Entry) -> int:
         if entry.message is not None and entry.message.exclude_from_context:
             return 0
-        counts = report.entries.get(entry.id)
-        # a context-only report lacks the history before the boundary: estimate it here
-        return counts.estimate_pi if counts is not None else pi_estimate(transcript, entry)
+        return pi_tokens(transcript, entry, report)
 
     for i, entry in enumerate(path):
         reported = valid_usage_tokens(entry)
