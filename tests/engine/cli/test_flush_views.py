@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -122,3 +124,25 @@ def test_a_broken_store_beside_warns_and_a_named_one_fails(
     assert "session store beside the transcript was not read" in captured.err
     assert main(["inspect", str(path), "--store", str(tmp_path / "sessions.json")]) == 1
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_the_forked_flush_report_is_the_one_made_in_process(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A CLI process works the flush report out in a forked child (on Linux); the report, and
+    a warning made on the way, are what an in-process run (no fork) gives."""
+    path, _ = _flush_session(tmp_path)
+    here = _json(capsys, "inspect", str(path), "--context-window", "50000")
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "inspect", str(path),
+                           "--json", "--context-window", "50000", "--basedir",
+                           str(tmp_path / "base")], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    there = json.loads(proc.stdout)
+    assert there["memory_flush"] == here["memory_flush"] and there["pruning"] == here["pruning"]
+    (tmp_path / "sessions.json").write_text("{not json")
+    proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "inspect", str(path),
+                           "--basedir", str(tmp_path / "base")], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("session store beside the transcript was not read") == 1
+    assert "memory flush  on" in proc.stdout

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine._io.forked import Forked
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
@@ -179,13 +180,17 @@ def run(args: argparse.Namespace) -> int:
     cache = use_count_cache(folders.cache)
     transcript = load_transcript(args.file)
     keep_until_exit(transcript)
+    resolved = resolved_settings_for(transcript, args)
+    settings = resolved.settings
+    # The flush analysis needs only pi's estimates, not the exact counts: it runs in a forked
+    # child on the other core while this process builds the tokenizer and counts (one at a
+    # time here where there is no fork). The same report either way.
+    flush_job = Forked(lambda: flush_report(transcript, resolved, args))
     summary = inspect_summary(transcript, args.encoding, file_tokens=args.file_tokens,
                               cache=cache)
     # the report the summary made (kept per transcript): the whole file's with --file-tokens
     report = count_context_tokens(transcript, args.encoding, cache=cache)
-    resolved = resolved_settings_for(transcript, args)
-    settings = resolved.settings
-    flush = flush_report(transcript, resolved, args, report)
+    flush = flush_job.result()
     summary["memory_flush"] = memory_flush_json(flush)
     summary["pruning"] = pruning_json(pruning_delay(
         transcript, settings, tokens=report, context_window=flush.context_window))
