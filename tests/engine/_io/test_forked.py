@@ -62,3 +62,17 @@ def test_no_fork_while_another_thread_runs() -> None:
             other.join()
     finally:
         allow_fork(False)
+
+
+@linux_only
+@pytest.mark.parametrize(("load", "allowed"), [(0.3, True), (1.0, True), (1.8, False), (4.0, False)])
+def test_a_fork_needs_a_spare_core(monkeypatch: pytest.MonkeyPatch, load: float,
+                                   allowed: bool) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    allow_fork(True)
+    try:
+        assert fork_allowed() is allowed
+    finally:
+        allow_fork(False)

@@ -6,9 +6,10 @@ memory-flush analysis. Threads would take turns at the GIL; a forked child runs 
 parent, and sees the loaded transcript without a copy. Its answer comes back pickled through
 a pipe.
 
-Forking is only done where it is well defined and asked for: on Linux, in a process with no
-other Python thread running, that called ``allow_fork`` (the CLI's own process does; the GUI
-never does, a Qt process must not fork). Anything that goes wrong in the child, or a child
+Forking is only done where it is well defined, asked for and worth it: on Linux, in a process
+with no other Python thread running, that called ``allow_fork`` (the CLI's own process does;
+the GUI never does, a Qt process must not fork), with a core to spare (on a busy machine the
+two would only take turns at one core). Anything that goes wrong in the child, or a child
 that was never started, makes ``result`` compute the value in this process instead, so the
 answer never depends on the fork.
 """
@@ -22,7 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-__all__ = ["Forked", "allow_fork", "fork_allowed"]
+__all__ = ["Forked", "allow_fork", "fork_allowed", "spare_cores"]
 
 _T = TypeVar("_T")
 
@@ -35,10 +36,23 @@ def allow_fork(allowed: bool = True) -> None:
     _allowed = allowed
 
 
+def spare_cores() -> int:
+    """Cores that look idle besides the one the calling process keeps busy itself, from the
+    1-minute load average where the OS has one (all but one when it has none)."""
+    cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on this platform
+        busy = 0.0
+    # One unit of load is this process's own work.
+    return max(0, int(cores - max(busy, 1.0) + 0.5))
+
+
 def fork_allowed() -> bool:
-    """True when a fork now would be safe: Linux, asked for, and no other thread running."""
+    """True when a fork now would be safe and pay: Linux, asked for, no other thread
+    running, a core to spare."""
     return (_allowed and sys.platform == "linux" and hasattr(os, "fork")
-            and threading.active_count() == 1)
+            and threading.active_count() == 1 and spare_cores() >= 1)
 
 
 def _write_all(fd: int, data: bytes) -> None:

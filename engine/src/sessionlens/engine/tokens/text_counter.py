@@ -14,6 +14,7 @@ from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING
 
+from sessionlens.engine._io.forked import spare_cores
 from sessionlens.engine.errors import LoadCancelled
 
 from .tokenizer import get_encoding
@@ -42,16 +43,10 @@ def _helper_count() -> int:
     """Helpers worth starting: one per core that looks idle, at most ``MAX_HELPERS``.
 
     A helper on a core that is already busy only adds its copy's cost and thread overhead,
-    so the 1-minute load average (where the OS has one) decides how many cores are spare.
+    so the load average decides how many cores are spare (``spare_cores``).
     """
     cores = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):  # not on this platform
-        busy = 0.0
-    # One unit of load is this process's own work (the caller keeps a core busy itself).
-    spare = int(cores - max(busy, 1.0) + 0.5)
-    return max(0, min(MAX_HELPERS, cores - 1, spare))
+    return max(0, min(MAX_HELPERS, cores - 1, spare_cores()))
 
 
 def _pool() -> ThreadPoolExecutor:
