@@ -8,7 +8,8 @@ unreadable lines appear only under ``diagnostics``.
 Tokens: the replayed context is always counted exactly; the rest of the file only with
 ``--file-tokens`` (``tokens.file.counted`` says which, and an uncounted figure is null, not
 0). Exact counts are remembered in the cache folder (``--basedir`` moves it), so a file
-opened again, or grown, tokenizes only what is new.
+opened again, or grown, tokenizes only what is new; a file opened again unchanged, with the
+same options and settings, is answered from the kept answer (``report_cache``).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import argparse
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessionlens.engine._io.folders import user_folders
 from sessionlens.engine._io.forked import Forked
+from sessionlens.engine.lineage.memory_flush import MemoryFlushReport
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
@@ -43,8 +45,12 @@ from .flush_views import (
     memory_flush_lines,
     resolved_settings_for,
 )
-from .output import emit_json, emit_lines, keep_until_exit
+from .output import emit_json, emit_lines, keep_until_exit, warn, warnings_given
+from .report_cache import ReportCache
 from .trigger_views import pruning_json
+
+if TYPE_CHECKING:
+    from sessionlens.engine.opened import ResolvedSettings
 
 __all__ = ["register", "run", "inspect_summary"]
 
@@ -58,6 +64,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="tokenizer for exact counts (default: o200k_base)")
     p.add_argument("--file-tokens", action="store_true",
                    help="also count every entry of the file exactly, not only the context")
+    p.add_argument("--fresh", action="store_true",
+                   help="work the answer out again even when the same file, options and "
+                        "settings were inspected before (the kept answer is replaced)")
     add_basedir_arg(p)
     p.set_defaults(func=run)
 
@@ -174,28 +183,71 @@ def _human(s: dict[str, Any]) -> list[str]:
     return lines
 
 
-def run(args: argparse.Namespace) -> int:
-    folders = user_folders(args.basedir)
-    use_tokenizer_folder(folders.cache / "tiktoken")
-    cache = use_count_cache(folders.cache)
+def _flush_job(transcript: Transcript, resolved: ResolvedSettings, args: argparse.Namespace
+               ) -> tuple[MemoryFlushReport, list[str]]:
+    """The flush report and what it warned about (printed by the caller, once)."""
+    warnings: list[str] = []
+    return flush_report(transcript, resolved, args, warnings=warnings), warnings
+
+
+def _work_out(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, dict[str, Any],
+                                                                    list[str]]:
+    """Load the file and make the answer: (transcript, JSON object, flush report lines)."""
     transcript = load_transcript(args.file)
     keep_until_exit(transcript)
     resolved = resolved_settings_for(transcript, args)
-    settings = resolved.settings
     # The flush analysis needs only pi's estimates, not the exact counts: it runs in a forked
     # child on the other core while this process builds the tokenizer and counts (one at a
     # time here where there is no fork). The same report either way.
-    flush_job = Forked(lambda: flush_report(transcript, resolved, args))
+    flush_job = Forked(lambda: _flush_job(transcript, resolved, args))
     summary = inspect_summary(transcript, args.encoding, file_tokens=args.file_tokens,
                               cache=cache)
     # the report the summary made (kept per transcript): the whole file's with --file-tokens
     report = count_context_tokens(transcript, args.encoding, cache=cache)
-    flush = flush_job.result()
+    flush, warnings = flush_job.result()
+    for text in warnings:
+        warn(text)
     summary["memory_flush"] = memory_flush_json(flush)
     summary["pruning"] = pruning_json(pruning_delay(
-        transcript, settings, tokens=report, context_window=flush.context_window))
+        transcript, resolved.settings, tokens=report, context_window=flush.context_window))
+    return transcript, summary, memory_flush_lines(flush)
+
+
+def _kept_answers(folder: Path, args: argparse.Namespace) -> ReportCache:
+    """Where this invocation's answer is kept (see ``report_cache``)."""
+    from sessionlens.engine.errors import SessionLensError
+    from sessionlens.engine.opened import config_for
+
+    options = {"encoding": args.encoding, "file_tokens": args.file_tokens,
+               "store": str(args.store) if args.store else None,
+               "context_window": args.context_window}
+    try:
+        settings_text: str | None = repr(config_for(args.file))
+    except (SessionLensError, OSError):
+        settings_text = None  # the run itself says what is wrong with them
+    return ReportCache(folder, args.file, options, settings_text)
+
+
+def run(args: argparse.Namespace) -> int:
+    folders = user_folders(args.basedir)
+    use_tokenizer_folder(folders.cache / "tiktoken")
+    cache = use_count_cache(folders.cache)
+    kept = _kept_answers(folders.cache, args)
+    answer = None if args.fresh else kept.get()
+    if answer is not None:
+        summary, lines = answer["summary"], answer["flush_lines"]
+        tokens = summary["tokens"]
+        tokens["cached_texts"] += tokens["tokenized_texts"]  # every text is known now
+        tokens["tokenized_texts"] = 0
+    else:
+        warned = warnings_given()
+        transcript, summary, lines = _work_out(args, cache)
+        if warnings_given() == warned:
+            kept.put(transcript.file_sha256, transcript.file_size, transcript.format,
+                     {"summary": summary, "flush_lines": lines})
+    summary["report_cache"] = {"hit": kept.hit, "folder": str(kept.folder)}
     if args.json:
         emit_json(summary)
     else:
-        emit_lines(_human(summary) + memory_flush_lines(flush))
+        emit_lines(_human(summary) + lines)
     return 0

@@ -41,6 +41,16 @@ def emit_lines(lines: list[str]) -> None:
     _out("\n".join(lines) + "\n")
 
 
+#: Warnings this process printed (a run that warned keeps no answer: ``report_cache``).
+_warned: list[int] = [0]
+
+
 def warn(text: str) -> None:
     """A diagnostic for a human: always on stderr, never mixed into --json output."""
+    _warned[0] += 1
     print(text, file=sys.stderr)
+
+
+def warnings_given() -> int:
+    """How many times ``warn`` printed in this process."""
+    return _warned[0]
