@@ -22,7 +22,7 @@ from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.model import Diagnostic, Entry, Format, SessionHeader
 
 from . import ParsedFile
-from .jsonl import PROGRESS_STEP, RawLine, iter_lines, iter_raw_lines, recover_line
+from .jsonl import PROGRESS_STEP, LineView, iter_lines, iter_raw_lines, recover_line
 from .pi_fields import FieldReader
 
 __all__ = ["parse", "parse_lines", "iter_lines", "FORMAT_BY_VERSION"]
@@ -40,7 +40,7 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
                        cancel=cancel)
 
 
-def parse_lines(lines: Iterable[RawLine], total: int, path: Path, *,
+def parse_lines(lines: Iterable[LineView], total: int, path: Path, *,
                 on_progress: Callable[[int, int], None] | None = None,
                 cancel: Callable[[], bool] | None = None) -> ParsedFile:
     """``parse`` over lines from ``iter_raw_lines`` or ``iter_file_lines`` (a streamed file);
@@ -72,9 +72,10 @@ def parse_lines(lines: Iterable[RawLine], total: int, path: Path, *,
         try:
             obj = loads(raw)
         except decode_error as exc:
-            if not raw.strip():
+            line = bytes(raw)
+            if not line.strip():
                 continue
-            obj = recover_line(raw, exc, line_no, spath, diags, last=not terminated)
+            obj = recover_line(line, exc, line_no, spath, diags, last=not terminated)
             if obj is None:
                 continue
         if type(obj) is not dict:
