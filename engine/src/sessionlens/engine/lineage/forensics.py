@@ -91,7 +91,7 @@ def _branch_to(transcript: Transcript, entry_id: str, active_pos: dict[str, int]
     """Entries from the root to ``entry_id`` inclusive (the active path is sliced, not walked)."""
     at = active_pos.get(entry_id)
     if at is not None:
-        return [transcript.entries[transcript.index[i]] for i in transcript.active_path[:at + 1]]
+        return list(transcript.path_entries()[:at + 1])
     return list(path_to(transcript, entry_id))
 
 
