@@ -128,8 +128,9 @@ def test_a_broken_store_beside_warns_and_a_named_one_fails(
 
 def test_the_forked_flush_report_is_the_one_made_in_process(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A CLI process works the flush report out in a forked child (on Linux); the report, and
-    a warning made on the way, are what an in-process run (no fork) gives."""
+    """A CLI process works the flush report out in a forked child and counts in another (on
+    Linux, with a core to spare); the answer, and a warning made on the way, are what an
+    in-process run (no fork) gives."""
     path, _ = _flush_session(tmp_path)
     here = _json(capsys, "inspect", str(path), "--context-window", "50000")
     proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "inspect", str(path),
@@ -139,6 +140,7 @@ def test_the_forked_flush_report_is_the_one_made_in_process(
     assert proc.returncode == 0, proc.stderr
     there = json.loads(proc.stdout)
     assert there["memory_flush"] == here["memory_flush"] and there["pruning"] == here["pruning"]
+    assert there["tokens"]["exact"] == here["tokens"]["exact"] > 0  # counted by the worker
     (tmp_path / "sessions.json").write_text("{not json")
     proc = subprocess.run([sys.executable, "-m", "sessionlens.engine.cli", "inspect", str(path),
                            "--basedir", str(tmp_path / "base")], capture_output=True, text=True,

@@ -28,6 +28,7 @@ from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.plan.pruning_delay import pruning_delay
 from sessionlens.engine.tokens.count_cache import CountCache
+from sessionlens.engine.tokens.count_worker import CountWorker
 from sessionlens.engine.tokens.counts import (
     ENCODING_NAMES,
     TokenReport,
@@ -35,6 +36,7 @@ from sessionlens.engine.tokens.counts import (
     count_tokens,
     use_count_cache,
 )
+from sessionlens.engine.tokens.text_counter import use_count_worker
 from sessionlens.engine.tokens.tokenizer import use_tokenizer_folder
 
 from .args import add_basedir_arg
@@ -193,12 +195,26 @@ def _flush_job(transcript: Transcript, resolved: ResolvedSettings, args: argpars
 def _work_out(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, dict[str, Any],
                                                                     list[str]]:
     """Load the file and make the answer: (transcript, JSON object, flush report lines)."""
+    # A forked child builds the tokenizer on the other core while this process loads, and
+    # counts the context's texts the cache lacks (none: it was built for nothing, on a
+    # spare core). Where there is no fork, the count builds it here.
+    worker = CountWorker(args.encoding)
+    use_count_worker(worker)
+    try:
+        return _answer(args, cache)
+    finally:
+        use_count_worker(None, args.encoding)
+        worker.close()
+
+
+def _answer(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, dict[str, Any],
+                                                                  list[str]]:
     transcript = load_transcript(args.file)
     keep_until_exit(transcript)
     resolved = resolved_settings_for(transcript, args)
     # The flush analysis needs only pi's estimates, not the exact counts: it runs in a forked
-    # child on the other core while this process builds the tokenizer and counts (one at a
-    # time here where there is no fork). The same report either way.
+    # child on the other core while the context is counted (one after the other where there
+    # is no fork). The same report either way.
     flush_job = Forked(lambda: _flush_job(transcript, resolved, args))
     summary = inspect_summary(transcript, args.encoding, file_tokens=args.file_tokens,
                               cache=cache)

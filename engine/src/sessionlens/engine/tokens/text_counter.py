@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 
     import tiktoken
 
-__all__ = ["CHUNK_CHARS", "HELPER_START_CHUNKS", "MAX_HELPERS", "TextCounter", "count_texts"]
+    from .count_worker import CountWorker
+
+__all__ = ["CHUNK_CHARS", "HELPER_START_CHUNKS", "MAX_HELPERS", "TextCounter", "count_texts",
+           "use_count_worker"]
 
 _lock = threading.Lock()
 
@@ -35,8 +38,24 @@ HELPER_START_CHUNKS = 4
 #: Each helper holds its own copy of the encoding (~40 MB for o200k), so keep them few.
 MAX_HELPERS = 3
 
+#: Text a count worker is sent at most in one count (a context is a window's worth, well
+#: under it); a bigger job is counted here, with helper threads.
+WORKER_MAX_CHARS = 16 << 20
+
 _helper_pool: ThreadPoolExecutor | None = None
 _helper_local = threading.local()
+_workers: dict[str, CountWorker] = {}
+
+
+def use_count_worker(worker: CountWorker | None, encoding: str | None = None) -> None:
+    """Let counts of ``worker.encoding`` be taken by ``worker`` (None: by this process
+    again, for ``encoding``); only a started worker is used."""
+    if worker is None:
+        if encoding is not None:
+            _workers.pop(encoding, None)
+        return
+    if worker.started:
+        _workers[worker.encoding] = worker
 
 
 def _helper_count() -> int:
@@ -97,7 +116,10 @@ class TextCounter:
                  cancel: Callable[[], bool] | None = None, *, helpers: bool = True) -> None:
         self._name = encoding
         self._use_helpers = helpers
-        self._enc = get_encoding(encoding)
+        #: A forked worker that already built the encoding (``use_count_worker``), if any.
+        self._worker = _workers.get(encoding)
+        self._encoding: tiktoken.Encoding | None = (
+            None if self._worker is not None else get_encoding(encoding))
         self._path = path
         self._total = total
         self._on_progress = on_progress
@@ -110,6 +132,12 @@ class TextCounter:
         self._done = 0
         self._stop = False
         self._helpers: list[Future[None]] = []
+
+    @property
+    def _enc(self) -> tiktoken.Encoding:
+        if self._encoding is None:
+            self._encoding = get_encoding(self._name)
+        return self._encoding
 
     def _encode(self, index: int, enc: tiktoken.Encoding) -> None:
         texts, self._chunks[index] = self._chunks[index], []  # free the text once counted
@@ -129,6 +157,10 @@ class TextCounter:
         """Queue one text; its count comes back from ``finish`` at the same position."""
         self._texts.append(text)
         self._size += len(text)
+        if self._worker is not None:
+            if self._size <= WORKER_MAX_CHARS:
+                return  # all of it goes to the worker at ``finish``
+            self._worker = None  # too big a job for one core: count it here, in chunks
         if self._size >= CHUNK_CHARS:
             self._flush()
 
@@ -166,6 +198,14 @@ class TextCounter:
         """Counts of every text added, in order (the caller works alongside the helpers)."""
         from concurrent.futures import wait
 
+        if self._worker is not None:
+            counted = self._worker.count(self._texts)
+            self._worker = None
+            if counted is not None:
+                self._done = len(counted)
+                self._check()
+                return counted
+            _workers.pop(self._name, None)  # the worker failed: this process counts instead
         self._flush()
         self._queue.put(None)
         while True:
