@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from pathlib import Path
 
 import pytest
 
 from sessionlens.engine._io.forked import allow_fork
 from sessionlens.engine.tokens import text_counter
 from sessionlens.engine.tokens.count_worker import CountWorker
-from sessionlens.engine.tokens.text_counter import TextCounter, use_count_worker
+from sessionlens.engine.tokens.text_counter import count_texts, use_count_worker
 from sessionlens.engine.tokens.tokenizer import get_encoding
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="forks only on Linux")
@@ -69,13 +68,7 @@ class _FakeWorker:
 
 
 def _finish(texts: list[str]) -> list[int]:
-    counter = TextCounter("o200k_base", Path("<t>"), len(texts))
-    try:
-        for t in texts:
-            counter.add(t)
-        return counter.finish()
-    finally:
-        counter.close()
+    return count_texts("o200k_base", texts, len(texts))
 
 
 def test_a_counter_hands_its_texts_to_the_worker() -> None:
