@@ -76,3 +76,14 @@ def test_a_fork_needs_a_spare_core(monkeypatch: pytest.MonkeyPatch, load: float,
         assert fork_allowed() is allowed
     finally:
         allow_fork(False)
+
+
+@linux_only
+def test_a_child_never_asked_for_its_value_is_ended() -> None:
+    """An error before ``result`` must not leave a child blocked on a full pipe."""
+    job = Forked(lambda: "x" * (1 << 20), fork=True)  # more than a pipe holds
+    pid = job._pid
+    job.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped already
+    assert job.result() == "x" * (1 << 20)  # asked later: worked out here

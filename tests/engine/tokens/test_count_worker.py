@@ -100,3 +100,19 @@ def test_a_job_too_big_for_the_worker_is_counted_here(monkeypatch: pytest.Monkey
         assert fake.asked == []
     finally:
         use_count_worker(None, "o200k_base")
+
+
+@linux_only
+def test_closing_a_worker_held_open_by_a_sibling_ends_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionlens.engine.tokens import count_worker
+
+    monkeypatch.setattr(count_worker, "CLOSE_WAIT_S", 0.2)
+    worker = CountWorker("o200k_base", fork=True)
+    held = os.dup(worker._to)  # as a child forked later would hold it
+    try:
+        pid = worker._pid
+        worker.close()
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # killed and reaped
+    finally:
+        os.close(held)

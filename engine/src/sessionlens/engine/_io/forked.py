@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -113,6 +114,19 @@ class Forked(Generic[_T]):
         if self._value is None:
             self._value = (self._collect(),)
         return self._value[0]
+
+    def close(self) -> None:
+        """End a child whose value was never asked for (an error on the way): killed and
+        reaped, so it cannot block on a pipe nobody reads."""
+        if not self._pid:
+            return
+        pid, self._pid = self._pid, 0
+        os.close(self._fd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
 
     def _collect(self) -> _T:
         if not self._pid:

@@ -216,11 +216,14 @@ def _answer(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, di
     # child on the other core while the context is counted (one after the other where there
     # is no fork). The same report either way.
     flush_job = Forked(lambda: _flush_job(transcript, resolved, args))
-    summary = inspect_summary(transcript, args.encoding, file_tokens=args.file_tokens,
-                              cache=cache)
-    # the report the summary made (kept per transcript): the whole file's with --file-tokens
-    report = count_context_tokens(transcript, args.encoding, cache=cache)
-    flush, warnings = flush_job.result()
+    try:
+        summary = inspect_summary(transcript, args.encoding, file_tokens=args.file_tokens,
+                                  cache=cache)
+        # the report the summary made (kept per transcript): the whole file's with --file-tokens
+        report = count_context_tokens(transcript, args.encoding, cache=cache)
+        flush, warnings = flush_job.result()
+    finally:
+        flush_job.close()
     for text in warnings:
         warn(text)
     summary["memory_flush"] = memory_flush_json(flush)

@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import struct
 import sys
+import time
 
 from sessionlens.engine._io.forked import fork_allowed
 
 __all__ = ["CountWorker"]
 
 _LENGTH = struct.Struct("<Q")
+#: How long ``close`` waits for the child to leave by itself (seconds).
+CLOSE_WAIT_S = 2.0
 
 
 def _send(fd: int, payload: object) -> None:
@@ -118,7 +122,9 @@ class CountWorker:
         return None
 
     def close(self) -> None:
-        """End the child (it leaves when its pipe closes) and reap it."""
+        """End the child and reap it: it leaves when its pipe closes (once its encoding is
+        built, so a tokenizer file it is writing is never cut short); one that has not left
+        within ``CLOSE_WAIT_S`` (a sibling forked later holds the pipe open) is killed."""
         if not self._pid:
             return
         pid, self._pid = self._pid, 0
@@ -127,7 +133,13 @@ class CountWorker:
                 os.close(fd)
             except OSError:
                 pass
+        deadline = time.monotonic() + CLOSE_WAIT_S
         try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                if time.monotonic() > deadline:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    return
+                time.sleep(0.005)
+        except (ChildProcessError, ProcessLookupError):
             pass
