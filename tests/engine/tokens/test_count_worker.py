@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +117,26 @@ def test_closing_a_worker_held_open_by_a_sibling_ends_it(monkeypatch: pytest.Mon
             os.waitpid(pid, os.WNOHANG)  # killed and reaped
     finally:
         os.close(held)
+
+
+@linux_only
+def test_a_worker_only_for_a_big_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionlens.engine._io import forked
+    from sessionlens.engine.tokens import count_worker
+
+    monkeypatch.setattr(forked, "spare_cores", lambda: 1)
+    monkeypatch.setattr(forked.threading, "active_count", lambda: 1)
+    allow_fork(True)
+    try:
+        small = tmp_path / "s.jsonl"
+        small.write_text("{}\n")
+        assert not CountWorker.for_file(small, "o200k_base").started
+        assert not CountWorker.for_file(tmp_path / "missing.jsonl", "o200k_base").started
+        monkeypatch.setattr(count_worker, "MIN_FILE_BYTES", 2)
+        big = CountWorker.for_file(small, "o200k_base")
+        try:
+            assert big.started and big.count(["a b c"]) == _local(["a b c"])
+        finally:
+            big.close()
+    finally:
+        allow_fork(False)

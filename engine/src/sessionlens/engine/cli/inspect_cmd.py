@@ -195,10 +195,10 @@ def _flush_job(transcript: Transcript, resolved: ResolvedSettings, args: argpars
 def _work_out(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, dict[str, Any],
                                                                     list[str]]:
     """Load the file and make the answer: (transcript, JSON object, flush report lines)."""
-    # A forked child builds the tokenizer on the other core while this process loads, and
-    # counts the context's texts the cache lacks (none: it was built for nothing, on a
-    # spare core). Where there is no fork, the count builds it here.
-    worker = CountWorker(args.encoding)
+    # A forked child builds the tokenizer on the other core while this process loads a big
+    # file, and counts the context's texts the cache lacks (none: it was built for nothing,
+    # on a spare core). Where there is no fork, or the file is small, the count builds it.
+    worker = CountWorker.for_file(Path(args.file), args.encoding)
     use_count_worker(worker)
     try:
         return _answer(args, cache)

@@ -18,6 +18,7 @@ import signal
 import struct
 import sys
 import time
+from pathlib import Path
 
 from sessionlens.engine._io.forked import fork_allowed
 
@@ -26,6 +27,9 @@ __all__ = ["CountWorker"]
 _LENGTH = struct.Struct("<Q")
 #: How long ``close`` waits for the child to leave by itself (seconds).
 CLOSE_WAIT_S = 2.0
+#: Files smaller than this load faster than the tokenizer builds: a worker would only make
+#: the parent wait for it at the end (and a count, if one is needed, costs the same here).
+MIN_FILE_BYTES = 32 << 20
 
 
 def _send(fd: int, payload: object) -> None:
@@ -100,6 +104,16 @@ class CountWorker:
         os.close(req_r)
         os.close(rep_w)
         self._pid, self._to, self._from = pid, req_w, rep_r
+
+    @classmethod
+    def for_file(cls, path: Path, encoding: str) -> CountWorker:
+        """A worker for counting ``path``'s context: started only for a file big enough
+        that its load outlasts the tokenizer's build (``MIN_FILE_BYTES``)."""
+        try:
+            big = path.stat().st_size >= MIN_FILE_BYTES
+        except OSError:
+            big = False  # "<file>/<session>" or unreadable: the load says why
+        return cls(encoding, fork=None if big else False)
 
     @property
     def started(self) -> bool:
