@@ -56,6 +56,9 @@ if TYPE_CHECKING:
 
 __all__ = ["register", "run", "inspect_summary"]
 
+#: Below this file size the memory-flush report is quicker to make than a fork (~3 ms a MB).
+FORK_FLUSH_BYTES = 8 << 20
+
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("inspect", help="summarize a transcript (entries, path, context, tokens)")
@@ -215,7 +218,8 @@ def _answer(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, di
     # The flush analysis needs only pi's estimates, not the exact counts: it runs in a forked
     # child on the other core while the context is counted (one after the other where there
     # is no fork). The same report either way.
-    flush_job = Forked(lambda: _flush_job(transcript, resolved, args))
+    flush_job = Forked(lambda: _flush_job(transcript, resolved, args),
+                       fork=None if transcript.file_size >= FORK_FLUSH_BYTES else False)
     try:
         summary = inspect_summary(transcript, args.encoding, file_tokens=args.file_tokens,
                                   cache=cache)
