@@ -126,36 +126,29 @@ def test_a_broken_store_beside_warns_and_a_named_one_fails(
     assert "not valid JSON" in capsys.readouterr().err
 
 
-#: A CLI process as ``run_process`` runs it, made to fork whatever the file's size and the
-#: machine's load; it reports on stderr whether both children were started.
+#: A CLI process as ``run_process`` runs it, made to fork its count worker whatever the
+#: file's size and the machine's load; it reports on stderr whether the worker started.
 _FORKING_CLI = """
+import os
 import sys
-from sessionlens.engine._io import forked
-from sessionlens.engine.cli import inspect_cmd, run_process
+from sessionlens.engine._io import fork_policy
+from sessionlens.engine.cli import run_process
 from sessionlens.engine.tokens import count_worker
-forked.spare_cores = lambda: 1
-inspect_cmd.FORK_FLUSH_BYTES = 0
+fork_policy.spare_cores = lambda: 1
 count_worker.MIN_FILE_BYTES = 0
 made = []
-class Seen(forked.Forked):
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
-        made.append(self.forked)
-class SeenWorker(count_worker.CountWorker):
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
-        made.append(self.started)
-inspect_cmd.Forked = Seen
-count_worker.CountWorker.for_file = classmethod(
-    lambda cls, path, enc: SeenWorker(enc))
-import os
+real_init = count_worker.CountWorker.__init__
+def init(self, *a, **k):
+    real_init(self, *a, **k)
+    made.append(self.started)
+count_worker.CountWorker.__init__ = init
 real_exit = os._exit
+parent = os.getpid()
 def exit_after_saying(code):
-    if os.getpid() == parent:  # not the children's own exits
-        print("children started:", made, file=sys.stderr)
+    if os.getpid() == parent:  # not the worker's own exit
+        print("worker started:", made, file=sys.stderr)
         sys.stderr.flush()
     real_exit(code)
-parent = os.getpid()
 os._exit = exit_after_saying
 run_process(sys.argv[1:])
 """
@@ -167,19 +160,21 @@ def _forking_run(*argv: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="forks only on Linux")
-def test_the_forked_flush_report_is_the_one_made_in_process(
+def test_an_answer_counted_by_the_worker_is_the_one_made_in_process(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A CLI process works the flush report out in a forked child and counts in another;
-    the answer, and a warning made on the way, are what an in-process run (no fork) gives."""
+    """A CLI process counts the context in a forked worker while it works out the flush
+    report; the answer, and a warning made on the way, are what an in-process run (no
+    fork) gives."""
     path, _ = _flush_session(tmp_path)
     here = _json(capsys, "inspect", str(path), "--context-window", "50000")
     proc = _forking_run("inspect", str(path), "--json", "--context-window", "50000",
                         "--basedir", str(tmp_path / "base"))
     assert proc.returncode == 0, proc.stderr
-    assert "children started: [True, True]" in proc.stderr
+    assert "worker started: [True]" in proc.stderr
     there = json.loads(proc.stdout)
     assert there["memory_flush"] == here["memory_flush"] and there["pruning"] == here["pruning"]
-    assert there["tokens"]["exact"] == here["tokens"]["exact"] > 0  # counted by the worker
+    assert there["tokens"]["exact"] == here["tokens"]["exact"] > 0
+    assert there["tokens"]["tokenized_texts"] > 0  # the worker counted them
     (tmp_path / "sessions.json").write_text("{not json")
     proc = _forking_run("inspect", str(path), "--basedir", str(tmp_path / "base"))
     assert proc.returncode == 0, proc.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sessionlens.engine._io.forked import allow_fork
+from sessionlens.engine._io.fork_policy import allow_fork
 from sessionlens.engine.tokens import text_counter
 from sessionlens.engine.tokens.count_worker import CountWorker
 from sessionlens.engine.tokens.text_counter import count_texts, use_count_worker
@@ -121,7 +121,7 @@ def test_closing_a_worker_held_open_by_a_sibling_ends_it(monkeypatch: pytest.Mon
 
 @linux_only
 def test_a_worker_only_for_a_big_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sessionlens.engine._io import forked
+    from sessionlens.engine._io import fork_policy as forked
     from sessionlens.engine.tokens import count_worker
 
     monkeypatch.setattr(forked, "spare_cores", lambda: 1)

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from sessionlens.engine._io.forked import allow_fork
+from sessionlens.engine._io.fork_policy import allow_fork
 from sessionlens.engine.cli.output import emit_json, emit_lines
 from sessionlens.engine.errors import NothingToCompact, SessionLensError
 
@@ -86,7 +86,7 @@ def run_process(argv: Sequence[str] | None = None) -> NoReturn:
     The console scripts use this, never code that calls ``main`` in-process. Freeing a
     loaded 100 MB transcript object by object takes ~0.1 s the OS does for free at exit;
     commands that hold one pass it to ``output.keep_until_exit``. Being a process of its
-    own, it may also fork work onto the other core (``_io.forked``).
+    own, it may also fork work onto the other core (``_io.fork_policy``).
     """
     allow_fork()
     code = main(argv)

@@ -58,23 +58,15 @@ def resolved_settings_for(transcript: Transcript, args: argparse.Namespace) -> R
 
 
 def flush_report(transcript: Transcript, resolved: ResolvedSettings, args: argparse.Namespace,
-                 tokens: TokenReport | None = None, *,
-                 warnings: list[str] | None = None) -> MemoryFlushReport:
-    """The report for the options ``add_flush_arguments`` added, on the resolved settings.
-
-    What it has to warn about is printed, or added to ``warnings`` when one is given (a
-    forked child hands its warnings back for the parent to print)."""
+                 tokens: TokenReport | None = None) -> MemoryFlushReport:
+    """The report for the options ``add_flush_arguments`` added, on the resolved settings."""
     store = getattr(args, "store", None)
     try:
         record = session_record(transcript, store)
     except LoadError as exc:
         if store is not None:
             raise  # asked for by name: a broken store is an error
-        text = f"warning: the session store beside the transcript was not read: {exc}"
-        if warnings is None:
-            warn(text)
-        else:
-            warnings.append(text)
+        warn(f"warning: the session store beside the transcript was not read: {exc}")
         record = None
     return analyze_memory_flush(transcript, resolved.settings, store_record=record, tokens=tokens,
                                 window_source=resolved.context_window.source)

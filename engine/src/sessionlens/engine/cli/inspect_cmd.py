@@ -18,11 +18,9 @@ import argparse
 import json
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
-from sessionlens.engine._io.forked import Forked
-from sessionlens.engine.lineage.memory_flush import MemoryFlushReport
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
@@ -47,17 +45,11 @@ from .flush_views import (
     memory_flush_lines,
     resolved_settings_for,
 )
-from .output import emit_json, emit_lines, keep_until_exit, warn, warnings_given
+from .output import emit_json, emit_lines, keep_until_exit, warnings_given
 from .report_cache import ReportCache
 from .trigger_views import pruning_json
 
-if TYPE_CHECKING:
-    from sessionlens.engine.opened import ResolvedSettings
-
 __all__ = ["register", "run", "inspect_summary"]
-
-#: Below this file size the memory-flush report is quicker to make than a fork (~3 ms a MB).
-FORK_FLUSH_BYTES = 8 << 20
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -188,13 +180,6 @@ def _human(s: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _flush_job(transcript: Transcript, resolved: ResolvedSettings, args: argparse.Namespace
-               ) -> tuple[MemoryFlushReport, list[str]]:
-    """The flush report and what it warned about (printed by the caller, once)."""
-    warnings: list[str] = []
-    return flush_report(transcript, resolved, args, warnings=warnings), warnings
-
-
 def _work_out(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, dict[str, Any],
                                                                     list[str]]:
     """Load the file and make the answer: (transcript, JSON object, flush report lines)."""
@@ -212,24 +197,22 @@ def _work_out(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, 
 
 def _answer(args: argparse.Namespace, cache: CountCache) -> tuple[Transcript, dict[str, Any],
                                                                   list[str]]:
+    from concurrent.futures import ThreadPoolExecutor
+
     transcript = load_transcript(args.file)
     keep_until_exit(transcript)
     resolved = resolved_settings_for(transcript, args)
-    # The flush analysis needs only pi's estimates, not the exact counts: it runs in a forked
-    # child on the other core while the context is counted (one after the other where there
-    # is no fork). The same report either way.
-    flush_job = Forked(lambda: _flush_job(transcript, resolved, args),
-                       fork=None if transcript.file_size >= FORK_FLUSH_BYTES else False)
-    try:
-        summary = inspect_summary(transcript, args.encoding, file_tokens=args.file_tokens,
-                                  cache=cache)
-        # the report the summary made (kept per transcript): the whole file's with --file-tokens
-        report = count_context_tokens(transcript, args.encoding, cache=cache)
-        flush, warnings = flush_job.result()
-    finally:
-        flush_job.close()
-    for text in warnings:
-        warn(text)
+    # The context is counted on a thread that mostly waits for the count worker (a pipe read
+    # lets go of the GIL) while this one works out the flush report, which needs only pi's
+    # estimates, not the exact counts. (A forked child for the report was as quick, but
+    # copied ~80 MB of the loaded file's pages as it touched them.)
+    with ThreadPoolExecutor(1, thread_name_prefix="sessionlens-count") as pool:
+        counting = pool.submit(inspect_summary, transcript, args.encoding,
+                               file_tokens=args.file_tokens, cache=cache)
+        flush = flush_report(transcript, resolved, args)
+        summary = counting.result()
+    # the report the summary made (kept per transcript): the whole file's with --file-tokens
+    report = count_context_tokens(transcript, args.encoding, cache=cache)
     summary["memory_flush"] = memory_flush_json(flush)
     summary["pruning"] = pruning_json(pruning_delay(
         transcript, resolved.settings, tokens=report, context_window=flush.context_window))

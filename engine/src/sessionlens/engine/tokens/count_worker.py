@@ -4,7 +4,7 @@ Why: the first exact count of a file's context waits a third of a second for tik
 build its encoding, and the build holds the GIL, so no thread can take it off the loader's
 way. A child forked before the load builds it on the other core meanwhile; after the load the
 parent sends it the texts the count cache lacks and gets their counts back. ``inspect``
-starts one (``_io.forked.fork_allowed`` decides, as for every fork); the GUI never does.
+starts one (``_io.fork_policy.fork_allowed`` decides, as for every fork); the GUI never does.
 
 Texts and counts cross a pipe pair as length-prefixed pickles. A worker that cannot be
 started, dies, or answers wrongly answers None, and ``TextCounter`` counts the texts itself.
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from sessionlens.engine._io.forked import fork_allowed
+from sessionlens.engine._io.fork_policy import fork_allowed
 
 __all__ = ["CountWorker"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import TYPE_CHECKING
 
-from sessionlens.engine._io.forked import spare_cores
+from sessionlens.engine._io.fork_policy import spare_cores
 from sessionlens.engine.errors import LoadCancelled
 
 from .tokenizer import get_encoding
