@@ -88,10 +88,15 @@ def _tokens(report: TokenReport, cache: CountCache | None) -> dict[str, Any]:
         },
         "tokenized_texts": report.tokenized,
         "cached_texts": report.cached,
-        "cache": {"path": str(cache.path) if cache is not None and cache.path else None,
-                  "persistent": cache is not None and cache.persistent,
-                  "note": cache.note if cache is not None else None},
+        "cache": _cache_json(cache),
     }
+
+
+def _cache_json(cache: CountCache | None) -> dict[str, Any]:
+    """``tokens.cache``: where exact counts are remembered, and why not when they are not."""
+    return {"path": str(cache.path) if cache is not None and cache.path else None,
+            "persistent": cache is not None and cache.persistent,
+            "note": cache.note if cache is not None else None}
 
 
 def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens: bool = False,
@@ -245,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
         tokens = summary["tokens"]
         tokens["cached_texts"] += tokens["tokenized_texts"]  # every text is known now
         tokens["tokenized_texts"] = 0
+        tokens["cache"] = _cache_json(cache)  # this run's count cache, as it is now
     else:
         warned = warnings_given()
         transcript, summary, lines = _work_out(args, cache)
