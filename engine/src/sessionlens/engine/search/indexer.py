@@ -36,6 +36,11 @@ __all__ = ["INDEXED_KINDS", "IndexStats", "drop_file", "update_files"]
 INDEXED_KINDS = frozenset({"primary", "archive-reset", "archive-deleted"})
 #: Worker processes pay ~1 s to start; below this much to read, one process is quicker.
 PARALLEL_MIN_BYTES = 64 << 20
+#: The readers keep at least this many bytes of files planned ahead of the writer (and
+#: at least one file each), so a run of small files lets them get far enough ahead to
+#: cover a big one; with two files ahead the writer waited 6.8 s of a 51 s build, mostly
+#: before the 12-15 MB files.
+PLANS_AHEAD_BYTES = 32 << 20
 #: How often a plan is redone when another process changed the record meanwhile.
 _CONFLICT_RETRIES = 3
 #: A first build commits this many bytes of transcripts at a time: FTS5 writes a segment
@@ -254,20 +259,26 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
     try:
         with ProcessPoolExecutor(planners, mp_context=ctx, initializer=_init_worker,
                                  initargs=(settings,)) as pool:
-            futures: list[Future[FilePlan]] = []
+            #: plans not yet taken by the writer (a taken one is let go: kept, every plan
+            #: of a first build would stay in memory until its end)
+            futures: dict[int, Future[FilePlan]] = {}
+
+            def hand_out(first: int) -> None:  # ``first``: the next plan the writer takes
+                nxt = first + len(futures)
+                while nxt < len(jobs) and (len(futures) <= planners or sum(
+                        jobs[i].size for i in futures) < PLANS_AHEAD_BYTES):
+                    futures[nxt] = pool.submit(_plan_in_worker, jobs[nxt].path, jobs[nxt].base)
+                    nxt += 1
+
             try:
-                for j in jobs[:planners + 1]:
-                    futures.append(pool.submit(_plan_in_worker, j.path, j.base))
+                hand_out(0)
                 while given < len(jobs):
-                    result = futures[given].result()
-                    nxt = given + planners + 1
-                    if nxt < len(jobs):
-                        j = jobs[nxt]
-                        futures.append(pool.submit(_plan_in_worker, j.path, j.base))
+                    result = futures.pop(given).result()
+                    hand_out(given + 1)
                     yield jobs[given], result
                     given += 1
             finally:
-                for fut in futures[given:]:
+                for fut in futures.values():
                     fut.cancel()
     except (BrokenProcessPool, OSError):  # no worker could start (a frozen app, a sandbox)
         for j in jobs[given:]:
