@@ -264,17 +264,22 @@ def test_a_word_inside_cjk_text_is_found_and_a_rewrite_drops_it(machine: Machine
 
 def test_reading_in_worker_processes_gives_the_rows_one_process_does(
         machine: Machine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A big first build reads in worker processes (here: any size) while this one writes;
-    the index holds the same chunks, in the same order, as reading in this process."""
+    """A big first build reads in worker processes (here: any size) while this one writes
+    (it plans only the first file itself, while they start); the index holds the same
+    chunks, in the same order, as reading in this process."""
     monkeypatch.setattr(indexer, "PARALLEL_MIN_BYTES", 0)
+    here: list[str] = []
+    real = indexer._plan_job
 
-    def not_here(*args: object, **kwargs: object) -> None:
-        raise AssertionError("planned in the writing process")
+    def counted(path: str, *args: object, **kwargs: object) -> object:
+        here.append(path)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
 
     with monkeypatch.context() as m:
-        m.setattr(indexer, "_plan_job", not_here)  # the workers import their own
+        m.setattr(indexer, "_plan_job", counted)  # the workers import their own
         stats = machine.index.update(workers=2)
     assert stats.indexed == 3 and stats.problems == ()
+    assert len(here) == 1  # the other two were planned by the workers
     serial = SearchIndex(tmp_path / "serial", session_dirs=lambda: machine.dirs)
     serial.update(workers=1)
     query = "SELECT f.path, c.id, c.text, c.segments FROM chunks c JOIN files f ON f.id = c.file_id"

@@ -271,7 +271,10 @@ def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bo
                     nxt += 1
 
             try:
-                hand_out(0)
+                hand_out(1)  # the readers take a second or two to start and plan a file:
+                first = plan(jobs[0])  # meanwhile this process plans the first itself
+                yield jobs[0], first
+                given = 1
                 while given < len(jobs):
                     result = futures.pop(given).result()
                     hand_out(given + 1)
