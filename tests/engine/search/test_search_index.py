@@ -14,7 +14,7 @@ import pytest
 
 from fixtures.factories import TranscriptBuilder
 from fixtures.search_sessions import Machine, openclaw_session
-from sessionlens.engine.search import indexer
+from sessionlens.engine.search import plan_pool
 from sessionlens.engine.search.index_db import INDEX_FILE
 from sessionlens.engine.search.indexer import FTS5_DEFAULTS
 from sessionlens.engine.search.search_index import SearchIndex
@@ -264,17 +264,22 @@ def test_a_word_inside_cjk_text_is_found_and_a_rewrite_drops_it(machine: Machine
 
 def test_reading_in_worker_processes_gives_the_rows_one_process_does(
         machine: Machine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A big first build reads in worker processes (here: any size) while this one writes;
-    the index holds the same chunks, in the same order, as reading in this process."""
-    monkeypatch.setattr(indexer, "PARALLEL_MIN_BYTES", 0)
+    """A big first build reads in worker processes (here: any size) while this one writes
+    (it plans only the first file itself, while they start); the index holds the same
+    chunks, in the same order, as reading in this process."""
+    monkeypatch.setattr(plan_pool, "PARALLEL_MIN_BYTES", 0)
+    here: list[str] = []
+    real = plan_pool.plan_job
 
-    def not_here(*args: object, **kwargs: object) -> None:
-        raise AssertionError("planned in the writing process")
+    def counted(path: str, *args: object, **kwargs: object) -> object:
+        here.append(path)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
 
     with monkeypatch.context() as m:
-        m.setattr(indexer, "_plan_job", not_here)  # the workers import their own
+        m.setattr(plan_pool, "plan_job", counted)  # the workers import their own
         stats = machine.index.update(workers=2)
     assert stats.indexed == 3 and stats.problems == ()
+    assert len(here) == 1  # the other two were planned by the workers
     serial = SearchIndex(tmp_path / "serial", session_dirs=lambda: machine.dirs)
     serial.update(workers=1)
     query = "SELECT f.path, c.id, c.text, c.segments FROM chunks c JOIN files f ON f.id = c.file_id"
@@ -282,3 +287,33 @@ def test_reading_in_worker_processes_gives_the_rows_one_process_does(
         assert conn.execute(query).fetchall() == other.execute(query).fetchall()
     cc_path, cc_entry = machine.facts["cc"]
     assert _top(machine.index, "zebra_canary_rollout") == (cc_path.resolve(), cc_entry)
+
+
+def test_the_writer_plans_files_itself_when_the_readers_fall_behind(
+        machine: Machine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files the writer plans while it would wait for the readers are written in their
+    turn: the index is the one a single process builds."""
+    for n in range(6):
+        openclaw_session(machine.home / f".openclaw/agents/main/sessions/extra{n}.jsonl",
+                         f"fact number {n} is plum{n}y", turns=20)
+    monkeypatch.setattr(plan_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(plan_pool, "PLANS_AHEAD_BYTES", 0)  # one file each in the pool
+    monkeypatch.setattr(plan_pool, "STEAL_WAITED", -1.0)  # whenever the next is not ready
+    monkeypatch.setattr(plan_pool, "STEAL_AFTER_S", -1.0)
+    here: list[str] = []
+    real = plan_pool.plan_job
+
+    def counted(path: str, *args: object, **kwargs: object) -> object:
+        here.append(path)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plan_pool, "plan_job", counted)
+    assert machine.index.update(workers=2).indexed == 9
+    assert 1 < len(here) <= 7  # the first, and some of the six not handed to the reader
+    serial = SearchIndex(tmp_path / "serial", session_dirs=lambda: machine.dirs)
+    serial.update(workers=1)
+    query = "SELECT f.path, c.id, c.text, c.segments FROM chunks c JOIN files f ON f.id = c.file_id"
+    with _db(machine) as conn, sqlite3.connect(serial.folder / INDEX_FILE) as other:
+        assert conn.execute(query).fetchall() == other.execute(query).fetchall()
+    for n in range(6):
+        assert len(machine.index.search(f"plum{n}y").hits) == 1

@@ -15,8 +15,7 @@ that last chunk and resumes from its state, which gives exactly the chunks a reb
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from sessionlens.engine.contract.identifiers import entry_text
 from sessionlens.engine.model import Entry
@@ -149,9 +148,11 @@ def token_measure(encoding: str, *, helpers: bool = True,
 
 # --------------------------------------------------------------------------- chunking
 
-@dataclass(frozen=True, slots=True)
-class Piece:
-    """Characters ``start:end`` of the indexed text of the entry at file position ``seq``."""
+class Piece(NamedTuple):
+    """Characters ``start:end`` of the indexed text of the entry at file position ``seq``.
+
+    Piece and Chunk are tuples, not frozen dataclasses: a first build makes millions of
+    them, and a frozen dataclass takes 1.3 us to make against 0.6 for a tuple."""
 
     seq: int
     start: int
@@ -159,8 +160,7 @@ class Piece:
     tokens: int
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(NamedTuple):
     """One indexed chunk: its text and, per piece, where in ``text`` that piece begins."""
 
     text: str
@@ -169,8 +169,7 @@ class Chunk:
     tokens: int
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkerState:
+class ChunkerState(NamedTuple):
     """Where a chunk began: the overlap it carried, then entry ``seq`` from character ``char``."""
 
     carry: tuple[Piece, ...] = ()

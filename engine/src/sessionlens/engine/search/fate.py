@@ -13,7 +13,7 @@ this is its per-hit, per-file core.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,7 +41,8 @@ class RecordedCompaction:
     compaction_id: str
     previous_id: str | None
     summary: str
-    replaced: frozenset[str]
+    #: The entry ids it replaced (any container: the index parses its list lazily).
+    replaced: Container[str]
 
 
 @dataclass(frozen=True, slots=True)

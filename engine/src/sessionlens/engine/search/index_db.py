@@ -176,7 +176,9 @@ def _check(conn: sqlite3.Connection, settings: SearchSettings) -> None:
         row = conn.execute("SELECT value FROM meta WHERE key='chunking'").fetchone()
         if row is None or row[0] != settings.chunking_key:
             raise IndexCorrupt("built with other chunking settings")
-        conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH 'x'").fetchone()
+        # the first match only: FTS5 reads its structure and one leaf (a count walked the
+        # whole list of a common token, 11-13 ms before every query on a 900 MB index)
+        conn.execute("SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH 'x' LIMIT 1").fetchone()
     except sqlite3.DatabaseError as exc:
         raise IndexCorrupt(str(exc)) from exc
 

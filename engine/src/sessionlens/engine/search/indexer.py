@@ -16,17 +16,17 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sessionlens.engine.errors import LoadCancelled
-from sessionlens.engine.sessions.discovery import session_files, summarize_session_file
+from sessionlens.engine.sessions.discovery import session_files
 
 from .chunking import TokenMeasure, token_measure
-from .file_plan import BaseState, ChunkRow, FilePlan, plan_file
+from .file_plan import BaseState, ChunkRow, FilePlan
 from .index_db import fts_text, transaction
+from .plan_pool import Job, plan_job, plans_in_order
 from .search_settings import SearchSettings
 
 __all__ = ["INDEXED_KINDS", "IndexStats", "drop_file", "update_files"]
@@ -34,8 +34,6 @@ __all__ = ["INDEXED_KINDS", "IndexStats", "drop_file", "update_files"]
 #: Live transcripts and the archives OpenClaw leaves on reset or delete (their history is
 #: nowhere else); checkpoint and .bak copies are left out, they repeat a live file.
 INDEXED_KINDS = frozenset({"primary", "archive-reset", "archive-deleted"})
-#: Worker processes pay ~1 s to start; below this much to read, one process is quicker.
-PARALLEL_MIN_BYTES = 64 << 20
 #: How often a plan is redone when another process changed the record meanwhile.
 _CONFLICT_RETRIES = 3
 #: A first build commits this many bytes of transcripts at a time: FTS5 writes a segment
@@ -178,102 +176,6 @@ def _apply(conn: sqlite3.Connection, plan: FilePlan, pinned: bool) -> bool:
     return True
 
 
-# --------------------------------------------------------------------------- planning in parallel
-
-_worker_measure: TokenMeasure | None = None
-_worker_settings: SearchSettings | None = None
-
-
-def _init_worker(settings: SearchSettings) -> None:
-    global _worker_measure, _worker_settings
-    _worker_settings = settings
-    _worker_measure = token_measure(settings.chunk_encoding, helpers=False)
-
-
-def _identity(path: Path) -> tuple[str | None, str | None]:
-    """Agent and session id as the session list shows them (``discovery``'s quick scan)."""
-    info = summarize_session_file(path)
-    return (info.agent or info.format, info.session_id) if info is not None else (None, None)
-
-
-def _plan_job(path: str, base: BaseState | None, settings: SearchSettings,
-              measure: TokenMeasure, cancel: Cancel | None = None) -> FilePlan:
-    agent: str | None
-    if base is not None and base.agent is not None:  # a known file keeps its agent and id
-        agent, session_id = base.agent, base.session_id
-    else:
-        agent, session_id = _identity(Path(path))
-    return plan_file(Path(path), base, settings, measure, agent=agent, session_id=session_id,
-                     cancel=cancel)
-
-
-def _plan_in_worker(path: str, base: BaseState | None) -> FilePlan:
-    assert _worker_settings is not None and _worker_measure is not None
-    return _plan_job(path, base, _worker_settings, _worker_measure)
-
-
-@dataclass(frozen=True, slots=True)
-class _Job:
-    path: str
-    base: BaseState | None
-    size: int
-
-
-def _plans(jobs: list[_Job], settings: SearchSettings, workers: int, helpers: bool,
-           cancel: Cancel | None) -> Iterator[tuple[_Job, FilePlan]]:
-    """Plans in job order; in ``workers`` processes when the job is big enough."""
-    total = sum(j.size for j in jobs)
-    measure = token_measure(settings.chunk_encoding, helpers=helpers, cancel=cancel)
-
-    def plan(j: _Job) -> FilePlan:
-        return _plan_job(j.path, j.base, settings, measure, cancel)
-
-    if workers <= 1 or len(jobs) < 2:
-        for j in jobs:
-            yield j, plan(j)
-        return
-    if total < PARALLEL_MIN_BYTES:
-        # one file ahead on a thread: SQLite lets go of the GIL while it writes the last one
-        with ThreadPoolExecutor(1, thread_name_prefix="sessionlens-plan") as threads:
-            ahead = threads.submit(plan, jobs[0])
-            for i, j in enumerate(jobs):
-                done = ahead.result()
-                if i + 1 < len(jobs):
-                    ahead = threads.submit(plan, jobs[i + 1])
-                yield j, done
-        return
-    import multiprocessing
-    from concurrent.futures.process import BrokenProcessPool
-
-    # this process writes while ``workers - 1`` others read and chunk the next files (one
-    # more reader on 2 cores was no faster: benchmarks/search.py, samples, 13.5-20.9 MB/s
-    # against 17.8-18.3, with more CPU spent reading: 24-27 s against 18-22)
-    planners = max(1, workers - 1)
-    ctx = multiprocessing.get_context("spawn")  # never fork a process that may run Qt
-    given = 0
-    try:
-        with ProcessPoolExecutor(planners, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(settings,)) as pool:
-            futures: list[Future[FilePlan]] = []
-            try:
-                for j in jobs[:planners + 1]:
-                    futures.append(pool.submit(_plan_in_worker, j.path, j.base))
-                while given < len(jobs):
-                    result = futures[given].result()
-                    nxt = given + planners + 1
-                    if nxt < len(jobs):
-                        j = jobs[nxt]
-                        futures.append(pool.submit(_plan_in_worker, j.path, j.base))
-                    yield jobs[given], result
-                    given += 1
-            finally:
-                for fut in futures[given:]:
-                    fut.cancel()
-    except (BrokenProcessPool, OSError):  # no worker could start (a frozen app, a sandbox)
-        for j in jobs[given:]:
-            yield j, plan(j)
-
-
 def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Iterable[Path],
                  pinned: Sequence[Path] = (), *, on_progress: Progress | None = None,
                  cancel: Cancel | None = None, workers: int = 1,
@@ -304,7 +206,7 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
                 with transaction(conn):
                     conn.execute("UPDATE files SET pinned=1 WHERE id=?", (row.file_id,))
             continue
-        jobs.append(_Job(path, row, st.st_size))
+        jobs.append(Job(path, row, st.st_size))
     total = sum(j.size for j in jobs)
     done = indexed = entries = chunks = 0
     problems: list[str] = []
@@ -318,7 +220,7 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
     batched = 0
     try:
         with batch:
-            for job, plan in _plans(jobs, settings, workers, helpers, cancel):
+            for job, plan in plans_in_order(jobs, settings, workers, helpers, cancel):
                 if first_build and batched == 0:
                     batch.enter_context(transaction(conn))
                 indexed, entries, chunks = _index_one(
@@ -357,7 +259,7 @@ def _set_fts5(conn: sqlite3.Connection, values: dict[str, int]) -> None:
                          values.items())
 
 
-def _index_one(conn: sqlite3.Connection, job: _Job, plan: FilePlan, settings: SearchSettings,
+def _index_one(conn: sqlite3.Connection, job: Job, plan: FilePlan, settings: SearchSettings,
                pinned: bool, helpers: bool, cancel: Cancel | None, problems: list[str],
                counts: tuple[int, int, int]) -> tuple[int, int, int]:
     """Write one file's plan (planning again if another process got there first); returns
@@ -371,7 +273,7 @@ def _index_one(conn: sqlite3.Connection, job: _Job, plan: FilePlan, settings: Se
             break
         measure = measure or token_measure(settings.chunk_encoding, helpers=helpers,
                                            cancel=cancel)
-        plan = _plan_job(job.path, _state(conn, job.path), settings, measure, cancel)
+        plan = plan_job(job.path, _state(conn, job.path), settings, measure, cancel)
     else:
         problems.append(f"{job.path}: changed by another process while indexing; "
                         "left for the next update")

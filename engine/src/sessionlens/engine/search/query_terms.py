@@ -9,6 +9,7 @@ matches in Python (whole tokens, any case), for picking the entry and highlighti
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -52,6 +53,7 @@ def fts_query(terms: tuple[Term, ...], op: str = "AND") -> str:
     return f" {op} ".join(parts)
 
 
+@functools.lru_cache(maxsize=256)  # built once per query term, not once per chunk
 def _pattern(term: Term) -> re.Pattern[str]:
     toks = term.tokens
     pieces = []
