@@ -25,8 +25,8 @@ from sessionlens.engine.plan.planner import (
     is_message_entry,
 )
 from sessionlens.engine.plan.triggers import active_window_bytes, ends_mid_turn, overflow_before
-from sessionlens.engine.tokens.counts import pi_tokens
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
+from sessionlens.engine.tokens.series import pi_tokens, pi_tokens_each
 
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings
@@ -118,7 +118,8 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         ids = [e.id for e in before[:boundary]]
         if prev_comp.first_kept_entry_id in ids:
             kept_before = before[ids.index(prev_comp.first_kept_entry_id):boundary]
-    estimates = [pi_tokens(transcript, e, tokens) if is_message_entry(e) else 0 for e in region]
+    estimates = [n if is_message_entry(e) else 0
+                 for e, n in zip(region, pi_tokens_each(transcript, region, tokens), strict=True)]
     estimated = prev_summary + sum(pi_tokens(transcript, e, tokens) for e in kept_before
                                    if is_message_entry(e)) + sum(estimates)
     context = estimate_context_tokens(region, estimates, prev_summary)

@@ -27,8 +27,8 @@ from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import usage_context
 from sessionlens.engine.plan.planner import context_window_of
 from sessionlens.engine.sessions.store import StoreRecord
-from sessionlens.engine.tokens.counts import entry_context_tokens
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
+from sessionlens.engine.tokens.series import context_tokens_each
 
 from .flush_turns import FlushTurn, StoreFlushRecord, find_flush_turns, store_flush_record
 from .forensics import analyze_compactions
@@ -152,9 +152,7 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
           ) -> list[_Cycle]:
     """Cycles of the path with the projected context at each turn start (see module doc)."""
 
-    def est(entry: Entry) -> int:
-        return entry_context_tokens(transcript, entry, tokens)
-
+    est = context_tokens_each(transcript, path, tokens)
     cycles = [_Cycle(0, len(path), [])]
     context = overhead = projected = at_usage = window_bytes = 0
     usage: int | None = None
@@ -165,15 +163,15 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
             cycle.end = i
             kept_from = position.get(entry.first_kept_entry_id or "", i)
             kept = path[kept_from:i] if entry.type == "compaction" and kept_from < i else ()
-            context = estimate_tokens_from_chars(len(entry.summary or "")) + sum(
-                est(e) for e in kept)
+            context = estimate_tokens_from_chars(len(entry.summary or "")) + (
+                sum(est[kept_from:i]) if kept else 0)
             window_bytes = sum(e.length + 1 for e in (*kept, entry))
             usage, projected = None, overhead + context
             cycles.append(_Cycle(i + 1, len(path), []))
             continue
         if entry.type == "message" and entry.role == "user":
             cycle.turn_starts.append((i, projected, window_bytes))
-        context += est(entry)
+        context += est[i]
         window_bytes += entry.length + 1
         reported = usage_context(entry)
         if reported is not None:
