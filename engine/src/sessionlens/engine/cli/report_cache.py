@@ -28,9 +28,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sessionlens.engine._io.atomic import TEMP_SUFFIX, atomic_write_bytes
+from sessionlens.engine._io.atomic import atomic_write_bytes
 from sessionlens.engine.errors import SessionLensError
-from sessionlens.engine.persist.recovery import journal_path
+from sessionlens.engine.persist.recovery import needs_recovery
 from sessionlens.engine.persist.store_write import find_store
 from sessionlens.engine.persist.successor import PI_FORMATS
 
@@ -67,18 +67,6 @@ def engine_code_digest() -> str:
     return _code_digest
 
 
-def _needs_care(file: Path) -> bool:
-    """True when a load would have something to finish or sweep beside ``file``."""
-    if journal_path(file).exists():
-        return True
-    try:
-        with os.scandir(file.parent) as it:
-            return any((e.name.startswith(".") and e.name.endswith(TEMP_SUFFIX))
-                       or e.name.endswith(".lock") for e in it)
-    except OSError:
-        return True
-
-
 def _file_sha256(file: Path) -> str | None:
     try:
         with open(file, "rb") as fh:
@@ -101,7 +89,7 @@ class ReportCache:
         self.hit = False
 
     def _key(self, options: dict[str, Any], settings_text: str | None) -> str | None:
-        if settings_text is None or _needs_care(self.file):
+        if settings_text is None or needs_recovery(self.file):
             return None
         try:
             st = self.file.stat()
@@ -155,4 +143,4 @@ class ReportCache:
             for old in kept[:-MAX_REPORTS]:
                 old.unlink(missing_ok=True)
         except (OSError, SessionLensError):
-            pass
+            return  # an answer not kept is only worked out again next time

@@ -34,7 +34,7 @@ from .guard import LOCK_STALE_SECONDS, hold_lock, pid_alive, read_lock
 from .store_write import update_store
 from .successor import CompactionRecord
 
-__all__ = ["JOURNAL_SUFFIX", "Journal", "journal_path", "recover_interrupted_write",
+__all__ = ["JOURNAL_SUFFIX", "Journal", "journal_path", "needs_recovery", "recover_interrupted_write",
            "remove_journal", "sweep_stale_files", "write_journal"]
 
 JOURNAL_SUFFIX = ".sessionlens-journal"
@@ -187,6 +187,28 @@ def recover_interrupted_write(transcript_path: Path | str) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def _is_temp_name(name: str) -> bool:
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def _is_lock_name(name: str) -> bool:
+    return name.endswith(".lock")
+
+
+def needs_recovery(transcript_path: Path | str) -> bool:
+    """True when loading the file would have something to finish or sweep first: a journal
+    of an interrupted write, or temp or lock files that may be ours (read-only: the load's
+    ``recover_interrupted_write`` decides what they are)."""
+    path = Path(transcript_path).absolute()
+    if journal_path(path).exists():
+        return True
+    try:
+        with os.scandir(path.parent) as it:
+            return any(_is_temp_name(e.name) or _is_lock_name(e.name) for e in it)
+    except OSError:
+        return True
+
+
 def sweep_stale_files(folder: Path) -> list[Path]:
     """Remove our temp and lock files in ``folder`` whose process is gone; returns them."""
     removed: list[Path] = []
@@ -198,14 +220,14 @@ def sweep_stale_files(folder: Path) -> list[Path]:
     for entry in entries:
         name = entry.name
         try:
-            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+            if _is_temp_name(name):
                 pid = temp_owner_pid(name)
                 stale = (not pid_alive(pid) if pid is not None
                          else now - entry.stat().st_mtime > LOCK_STALE_SECONDS)
                 if stale:
                     os.unlink(entry.path)
                     removed.append(Path(entry.path))
-            elif name.endswith(".lock") and _is_dead_lock_of_ours(Path(entry.path)):
+            elif _is_lock_name(name) and _is_dead_lock_of_ours(Path(entry.path)):
                 removed.append(Path(entry.path))
         except OSError:
             continue

@@ -12,6 +12,7 @@ started, dies, or answers wrongly answers None, and ``TextCounter`` counts the t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -90,12 +91,11 @@ class CountWorker:
         if pid == 0:  # the child
             os.close(req_w)
             os.close(rep_r)
-            code = 1
             try:
                 _serve(encoding, req_r, rep_w)
                 code = 0
             except BaseException:  # noqa: BLE001 - the parent counts by itself instead
-                pass
+                code = 1
             finally:
                 try:
                     sys.stderr.flush()
@@ -143,10 +143,8 @@ class CountWorker:
             return
         pid, self._pid = self._pid, 0
         for fd in (self._to, self._from):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         deadline = time.monotonic() + CLOSE_WAIT_S
         try:
             while os.waitpid(pid, os.WNOHANG) == (0, 0):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from sessionlens.engine.load.replay import BOUNDARY_TYPES
 from sessionlens.engine.model import Entry, Transcript
 
-from .estimate import estimate_entry_tokens, pi_estimate
+from .estimate import pi_estimate
 from .reported import valid_usage_tokens
 
 if TYPE_CHECKING:
@@ -60,9 +60,7 @@ def pi_tokens_each(transcript: Transcript, entries: Sequence[Entry],
             append(report.estimate_pi)
             continue
         value = known.get(entry.id)
-        if value is None:
-            value = known[entry.id] = estimate_entry_tokens(entry, "pi")
-        append(value)
+        append(value if value is not None else pi_estimate(transcript, entry))
     return out
 
 

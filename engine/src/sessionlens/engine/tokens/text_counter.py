@@ -118,8 +118,8 @@ class TextCounter:
         self._use_helpers = helpers
         #: A forked worker that already built the encoding (``use_count_worker``), if any.
         self._worker = _workers.get(encoding)
-        self._encoding: tiktoken.Encoding | None = (
-            None if self._worker is not None else get_encoding(encoding))
+        #: Loaded when this process first tokenizes (never, when the worker counts it all).
+        self._encoding: tiktoken.Encoding | None = None
         self._path = path
         self._total = total
         self._on_progress = on_progress
