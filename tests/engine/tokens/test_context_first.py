@@ -33,7 +33,8 @@ def _agree(t: Transcript) -> None:
     # nothing outside the context is claimed: whole-file figures are unknown, not 0
     assert first.exact_total is None and first.by_role is None and first.by_type is None
     assert first.pending == len(t.entries) - len(first.entries) and not first.complete
-    assert context_series(t, first) == context_series(t, full)
+    # the series needs only estimates: the GUI works it out while the count runs
+    assert context_series(t, first) == context_series(t, full) == context_series(t)
 
 
 @settings(max_examples=25, deadline=None)

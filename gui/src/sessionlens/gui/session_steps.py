@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,15 +86,25 @@ def describe_error(exc: BaseException) -> str:
 def load_session(path: Path, overrides: Overrides, encoding: str | None, report: Progress,
                  cancelled: CancelCheck) -> LoadedSession:
     """Load ``path`` with the settings that govern it, its list-mode rows (sized against the
-    resolved window) and, with an ``encoding``, the context's three numbers and series."""
+    resolved window) and, with an ``encoding``, the context's three numbers and series.
+
+    The context's exact count starts on a thread of its own as soon as the entries exist:
+    tiktoken tokenizes without the GIL, so on the other core it overlaps the rest of the
+    first view's work here (the settings, the chart's series, the rows), which needs only
+    estimates. On a first open of the benchmark's real-entries file that hid ~0.1 s."""
     t = load_transcript(path, on_progress=report, cancel=cancelled)
-    _ = t.compactions  # found here, on the worker: the views ask for them on the UI thread
-    config, store_window, beside = config_for(t.path), store_window_for(t), store_beside_for(t)
-    resolved = resolve_settings(t, overrides, config, store_window, beside)
-    view = None if encoding is None else count_context_view(t, encoding, resolved.settings,
-                                                            cancelled)
-    return LoadedSession(t, config, store_window, beside, PathRows(t, resolved.window),
-                         {eid: n for n, eid in enumerate(t.active_path)}, resolved, view)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessionlens-context") as pool:
+        counting = None if encoding is None else pool.submit(
+            count_context_tokens, t, encoding, cancel=cancelled)
+        _ = t.compactions  # found here, on the worker: the views ask for them on the UI thread
+        config, store_window, beside = config_for(t.path), store_window_for(t), store_beside_for(t)
+        resolved = resolve_settings(t, overrides, config, store_window, beside)
+        series = None if counting is None else context_series(t)
+        rows = PathRows(t, resolved.window)
+        path_pos = {eid: n for n, eid in enumerate(t.active_path)}
+        view = None if counting is None or series is None else context_view(
+            t, counting.result(), series, resolved.settings)
+    return LoadedSession(t, config, store_window, beside, rows, path_pos, resolved, view)
 
 
 def count_context_view(t: Transcript, encoding: str, settings: CompactionSettings,
@@ -101,14 +112,18 @@ def count_context_view(t: Transcript, encoding: str, settings: CompactionSetting
     """The replayed context's three numbers and the chart's series (quick: at most a window's
     worth is tokenized)."""
     r = count_context_tokens(t, encoding, cancel=cancelled)
-    series = context_series(t, r)  # the same series from either report's scope
+    return context_view(t, r, context_series(t, r), settings)
+
+
+def context_view(t: Transcript, r: TokenReport, series: Sequence[ContextPoint],
+                 settings: CompactionSettings) -> TokenView:
+    """The chart's arrays for ``series`` beside the report ``r``; the compactions' forensics
+    (the chart's markers) follow with the whole file's count, unless ``r`` already is one."""
     xs = np.fromiter((p.index for p in series), dtype=np.int64, count=len(series))
     ys = np.fromiter((p.tokens for p in series), dtype=np.int64, count=len(series))
     rep = np.fromiter((p.reported for p in series), dtype=bool, count=len(series))
-    # forensics (the chart's compaction markers) follow with the whole file's count,
-    # unless that count is already known
     forensics = analyze_compactions(t, settings, r) if r.complete else ()
-    return TokenView(r, series, xs, ys, rep, forensics)
+    return TokenView(r, tuple(series), xs, ys, rep, forensics)
 
 
 def count_file_view(t: Transcript, view: TokenView, settings: CompactionSettings,

@@ -83,10 +83,12 @@ def entry_context_tokens(transcript: Transcript, entry: Entry,
     return pi_tokens(transcript, entry, tokens)
 
 
-def context_series(transcript: Transcript, report: TokenReport) -> tuple[ContextPoint, ...]:
+def context_series(transcript: Transcript, report: TokenReport | None = None
+                   ) -> tuple[ContextPoint, ...]:
     """Context tokens after each active-path entry: reported usage where there is one, else
     the last known size plus pi estimates. A compaction or reset restarts the running size at
-    its summary plus the entries it kept. The same with a report of either scope. Pure."""
+    its summary plus the entries it kept. Pure, and the same with a report of either scope
+    or none: it needs only estimates, so it can be worked out while the exact count runs."""
     path = transcript.path_entries()
     position = {e.id: i for i, e in enumerate(path)}
     points: list[ContextPoint] = []
