@@ -17,7 +17,6 @@ Nothing is written by a failed, cancelled or failed-audit run.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -137,6 +136,8 @@ def _provider_list(providers: Provider | FallbackChain | Sequence[Provider]) -> 
 
 
 async def _in_thread(fn: Callable[[], T]) -> T:
+    import asyncio  # here, not at the top: every command imports this module, few run it
+
     return await asyncio.to_thread(fn)
 
 

