@@ -150,13 +150,13 @@ class HttpProvider:
         ``timeout_s`` bounds each read and, as a deadline, the whole call: a server that
         drips a byte now and then cannot keep it alive past that.
         """
+        import asyncio  # on first use: importing it (with ssl, sockets) costs every command
+
         client = self._client or httpx.AsyncClient()
         p = self._profile
         timeout = httpx.Timeout(p.timeout_s)
         keys = [v for v in (headers.get("x-api-key"), headers.get("authorization")) if v]
         keys += [v.removeprefix("Bearer ") for v in keys]
-        import asyncio  # on first use: importing it (with ssl, sockets) costs every command
-
         try:
             async with asyncio.timeout(p.timeout_s):
                 return await self._post(client, url, headers, body, consume, timeout)

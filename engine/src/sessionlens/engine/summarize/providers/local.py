@@ -81,12 +81,12 @@ class LocalProvider:
     """Starts the model on first use and then behaves exactly like ``OpenAIProvider``."""
 
     def __init__(self, profile: ProviderProfile, client: httpx.AsyncClient | None = None) -> None:
+        import asyncio  # on first use (see providers.http)
+
         self._profile = profile
         self._client = client
         self._server: LocalModelServer | None = None
         self._inner: OpenAIProvider | None = None
-        import asyncio  # on first use (see providers.http)
-
         self._lock = asyncio.Lock()
 
     @property
