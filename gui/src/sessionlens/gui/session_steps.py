@@ -102,7 +102,7 @@ def load_session(path: Path, overrides: Overrides, encoding: str | None, report:
         series = None if counting is None else context_series(t)
         rows = PathRows(t, resolved.window)
         path_pos = {eid: n for n, eid in enumerate(t.active_path)}
-        view = None if counting is None or series is None else context_view(
+        view = None if series is None or counting is None else context_view(
             t, counting.result(), series, resolved.settings)
     return LoadedSession(t, config, store_window, beside, rows, path_pos, resolved, view)
 
@@ -115,7 +115,7 @@ def count_context_view(t: Transcript, encoding: str, settings: CompactionSetting
     return context_view(t, r, context_series(t, r), settings)
 
 
-def context_view(t: Transcript, r: TokenReport, series: Sequence[ContextPoint],
+def context_view(t: Transcript, r: TokenReport, series: tuple[ContextPoint, ...],
                  settings: CompactionSettings) -> TokenView:
     """The chart's arrays for ``series`` beside the report ``r``; the compactions' forensics
     (the chart's markers) follow with the whole file's count, unless ``r`` already is one."""
@@ -123,7 +123,7 @@ def context_view(t: Transcript, r: TokenReport, series: Sequence[ContextPoint],
     ys = np.fromiter((p.tokens for p in series), dtype=np.int64, count=len(series))
     rep = np.fromiter((p.reported for p in series), dtype=bool, count=len(series))
     forensics = analyze_compactions(t, settings, r) if r.complete else ()
-    return TokenView(r, tuple(series), xs, ys, rep, forensics)
+    return TokenView(r, series, xs, ys, rep, forensics)
 
 
 def count_file_view(t: Transcript, view: TokenView, settings: CompactionSettings,

@@ -8,6 +8,7 @@ command prints exactly one JSON object on stdout; errors go to stderr with a non
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import os
@@ -90,11 +91,9 @@ def run_process(argv: Sequence[str] | None = None) -> NoReturn:
     """
     allow_fork()
     code = main(argv)
-    try:
+    with contextlib.suppress(BrokenPipeError, ValueError):  # a reader gone, a closed stream
         sys.stdout.flush()
         sys.stderr.flush()
-    except (BrokenPipeError, ValueError):  # a reader that went away, a closed stream
-        pass
     os._exit(code)
 
 

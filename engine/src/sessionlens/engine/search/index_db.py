@@ -203,15 +203,13 @@ def rebuild(folder: Path, settings: SearchSettings, *, force: bool = False) -> N
     with _file_lock(folder, True, REBUILD_WAIT_S):
         target = folder / INDEX_FILE
         if target.exists() and not force:
-            try:
+            with contextlib.suppress(IndexCorrupt):  # corrupt: rebuilt below
                 conn = _raw_connect(target)
                 try:
                     _check(conn, settings)
                     return
                 finally:
                     conn.close()
-            except IndexCorrupt:
-                pass
         tmp = folder / f".{INDEX_FILE}.{os.getpid()}.new"
         for stale in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
             stale.unlink(missing_ok=True)

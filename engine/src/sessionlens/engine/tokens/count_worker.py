@@ -146,12 +146,10 @@ class CountWorker:
             with contextlib.suppress(OSError):
                 os.close(fd)
         deadline = time.monotonic() + CLOSE_WAIT_S
-        try:
+        with contextlib.suppress(ChildProcessError, ProcessLookupError):  # already reaped
             while os.waitpid(pid, os.WNOHANG) == (0, 0):
                 if time.monotonic() > deadline:
                     os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
                     return
                 time.sleep(0.005)
-        except (ChildProcessError, ProcessLookupError):
-            pass

@@ -39,6 +39,16 @@ class ContextPoint:
 _CONTEXT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 
 
+def _excluded(entry: Entry) -> bool:
+    """A message the model never sees although it is on the path (an excluded bash run)."""
+    return entry.message is not None and entry.message.exclude_from_context
+
+
+def _in_context(entry: Entry) -> bool:
+    """Whether the entry adds to the model's context: a replayed row not excluded."""
+    return entry.type in _CONTEXT_ENTRY_TYPES and not _excluded(entry)
+
+
 def pi_tokens(transcript: Transcript, entry: Entry, tokens: TokenReport | None = None) -> int:
     """pi's estimate of ``entry``: the report's when it counted the entry (a context-only
     report lacks the history before the boundary), else worked out once per transcript."""
@@ -67,8 +77,7 @@ def pi_tokens_each(transcript: Transcript, entries: Sequence[Entry],
 def context_tokens_each(transcript: Transcript, entries: Sequence[Entry],
                         tokens: TokenReport | None = None) -> list[int]:
     """``entry_context_tokens`` of each of ``entries``, in one pass."""
-    return [n if entry.type in _CONTEXT_ENTRY_TYPES and not (
-                entry.message is not None and entry.message.exclude_from_context) else 0
+    return [n if _in_context(entry) else 0
             for entry, n in zip(entries, pi_tokens_each(transcript, entries, tokens),
                                 strict=True)]
 
@@ -77,10 +86,7 @@ def entry_context_tokens(transcript: Transcript, entry: Entry,
                          tokens: TokenReport | None = None) -> int:
     """pi's estimate of what ``entry`` adds to the context: 0 for rows the model never sees
     (metadata, compaction rows, excluded bash runs), else ``pi_tokens``."""
-    if entry.type not in _CONTEXT_ENTRY_TYPES or (
-            entry.message is not None and entry.message.exclude_from_context):
-        return 0
-    return pi_tokens(transcript, entry, tokens)
+    return pi_tokens(transcript, entry, tokens) if _in_context(entry) else 0
 
 
 def context_series(transcript: Transcript, report: TokenReport | None = None
@@ -94,7 +100,7 @@ def context_series(transcript: Transcript, report: TokenReport | None = None
     points: list[ContextPoint] = []
     running = 0
 
-    est = [0 if entry.message is not None and entry.message.exclude_from_context else n
+    est = [0 if _excluded(entry) else n
            for entry, n in zip(path, pi_tokens_each(transcript, path, report), strict=True)]
     for i, entry in enumerate(path):
         reported = valid_usage_tokens(entry)

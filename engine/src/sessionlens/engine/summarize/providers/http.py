@@ -9,6 +9,7 @@ scrubbed of the key (any length) and of any secret the detector knows.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import time
@@ -35,10 +36,8 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
     raw_ms = headers.get("retry-after-ms")
     if raw_ms:
-        try:
+        with contextlib.suppress(ValueError):  # not a number: try ``retry-after``
             return max(0.0, float(raw_ms) / 1000.0)
-        except ValueError:
-            pass
     raw = headers.get("retry-after")
     if not raw:
         return None
