@@ -134,26 +134,64 @@ def _engine_init() -> ast.Module:
 
 
 def test_public_names_are_pinned() -> None:
+    import importlib
+
     import sessionlens.engine as engine
 
     assert sorted(engine.__all__) == EXPECTED_PUBLIC_NAMES
     assert len(set(EXPECTED_PUBLIC)) == len(EXPECTED_PUBLIC)
-    for name in engine.__all__:
-        assert getattr(engine, name) is not None, name
+    for name in engine.__all__:  # each resolves, lazily, to the very object of its module
+        home = importlib.import_module(engine._HOME_OF[name], engine.__name__)
+        assert getattr(engine, name) is getattr(home, name), name
+    assert set(engine.__all__) <= set(dir(engine))
+    with pytest.raises(AttributeError, match="no attribute 'load_transcripts'"):
+        engine.load_transcripts  # noqa: B018 - a typo of a public name is an AttributeError
+
+
+def _type_checking_block(tree: ast.Module) -> ast.If:
+    return next(n for n in tree.body if isinstance(n, ast.If)
+                and isinstance(n.test, ast.Name) and n.test.id == "TYPE_CHECKING")
 
 
 def test_public_face_is_static() -> None:
-    """``__all__`` is a literal list and every name is imported by a plain import statement,
-    so type checkers see each public name with its real type (no ``__getattr__``)."""
+    """``__all__`` is a literal list; type checkers see every name through a plain import
+    under ``TYPE_CHECKING``, and ``_HOMES``, the interpreter's map, says exactly the same
+    (the face is lazy, not dynamic: no name is made up at run time)."""
     tree = _engine_init()
     literal = next(n for n in tree.body if isinstance(n, ast.Assign)
                    and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets))
     assert isinstance(literal.value, ast.List)
     assert all(isinstance(e, ast.Constant) for e in literal.value.elts)
-    imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom)
-                for a in n.names}
-    assert {e.value for e in literal.value.elts} <= imported
+    block = _type_checking_block(tree)
+    assert all(isinstance(n, ast.ImportFrom) for n in block.body)
+    imported = {a.asname or a.name: "." * n.level + (n.module or "")
+                for n in block.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert {e.value for e in literal.value.elts} == set(imported)
+    homes = next(n for n in tree.body if isinstance(n, ast.AnnAssign)
+                 and isinstance(n.target, ast.Name) and n.target.id == "_HOMES")
+    table = ast.literal_eval(homes.value)  # a literal: fails on anything computed
+    assert {name: module for module, names in table.items() for name in names} == imported
     assert not any(isinstance(n, ast.FunctionDef) for n in tree.body)
+
+
+def test_a_command_imports_only_what_it_uses() -> None:
+    """Importing the engine imports none of its modules; parsing ``inspect`` imports its own,
+    never those of search, summarizing, auditing, writing a compaction or exporting."""
+    code = (
+        "import sys, sessionlens.engine\n"
+        "print(sorted(m for m in sys.modules if m.startswith('sessionlens')))\n"
+        "import sessionlens.engine.cli as cli\n"
+        "cli.build_parser('inspect')\n"
+        "print(sorted({m.split('.')[2] for m in sys.modules"
+        " if m.startswith('sessionlens.engine.')}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    face, used = proc.stdout.splitlines()
+    assert face == "['sessionlens', 'sessionlens.engine']"
+    assert {"load", "tokens", "cli"} <= set(ast.literal_eval(used))
+    assert not {"search", "summarize", "compaction", "export", "secrets"} & set(
+        ast.literal_eval(used))
 
 
 def test_gui_imports_only_listed_public_names() -> None:

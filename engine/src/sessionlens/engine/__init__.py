@@ -9,145 +9,151 @@ other name stays in its subpackage. The subpackages follow the data flow of DESI
      contract: what summarize and audit share; compaction: the one run both faces call;
      search: every session indexed and queried, each hit with what compaction did to it)
 
-Heavy dependencies (tiktoken's encodings, httpx) are imported where they are first used,
-so importing this package stays cheap for the command line.
+The face is lazy (PEP 562): a name's module is imported when the name is first asked for,
+so a command that needs a fraction of the engine imports only that fraction (``inspect`` of a
+small file spent 0.14 s of its 0.48 s importing modules it never used). Type checkers read the imports under ``TYPE_CHECKING``; ``_HOMES`` says the same for
+the interpreter, and a test holds the two and ``__all__`` to one list. Heavy dependencies
+(tiktoken's encodings, httpx, asyncio) are likewise imported where they are first used.
 """
 
 from __future__ import annotations
 
-from ._io.atomic import atomic_write_text
-from ._io.folders import user_folders
-from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
-from .audit.recorded import ChainAudit, audit_compaction_in_chain, audit_every_compaction
-from .audit.report import AuditReport, audit_compaction, audit_summary
-from .compaction import (
-    CompactionOptions,
-    CompactionOutcome,
-    audit_edit,
-    compaction_record,
-    edited_outcome,
-    prepare_write,
-    run_compaction,
-    tokens_after,
-    write_prepared,
-)
-from .contract.pinned import PinPlace, place_pins
-from .contract.templates import IDENTIFIER_POLICIES, IdentifierPolicy
-from .errors import (
-    AuditError,
-    AuditGateError,
-    ConfigError,
-    ContextOverflowError,
-    ExportError,
-    FileChangedError,
-    LoadCancelled,
-    LoadError,
-    LockHeldError,
-    NotATranscriptError,
-    NothingToCompact,
-    PersistError,
-    PlanError,
-    ProviderAuthError,
-    ProviderError,
-    ProviderTimeoutError,
-    ProviderUnavailableError,
-    SessionLensError,
-    SummarizationCancelled,
-)
-from .export.summary import (
-    EXPORT_FORMATS,
-    ExportFormat,
-    bundle_for_compaction,
-    export_schema,
-    export_summary,
-    make_bundle,
-)
-from .export.transcript import export_transcript
-from .lineage.branches import BranchOutline, OutlineNode, branch_outline
-from .lineage.chain import build_chain, load_chain_transcripts
-from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
-from .lineage.drift import DriftReport, SummaryPoint, analyze_drift
-from .lineage.forensics import CompactionForensics, analyze_compactions
-from .lineage.graph import Lineage, LineageNode, build_lineage
-from .lineage.memory_health import (
-    HEALTH_FLAG_TEXT,
-    CompactionHealth,
-    MemoryHealth,
-    examine_memory,
-    memory_health,
-)
-from .lineage.trace import FactTrace, describe_trace, trace_fact
-from .load.reader import load_transcript
-from .load.tree import build_transcript, children_of
-from .model import Diagnostic, Entry, ImageBlock, Transcript
-from .opened import (
-    FIGURE_LABELS,
-    Figures,
-    OpenedTranscript,
-    Overrides,
-    ResolvedSettings,
-    Setting,
-    config_for,
-    open_transcript,
-    resolve_settings,
-    store_beside_for,
-    store_window_for,
-)
-from .persist.checkpoints import CHECKPOINT_MARK, RestorePlan, plan_restore, restore_checkpoint
-from .persist.dry_run import PlannedFile, WritePlan
-from .persist.pins import PinSet, add_pins, load_pins, remove_pins
-from .persist.provenance import SummaryProvenance
-from .persist.store_write import find_store
-from .persist.successor import CompactionRecord, WriteResult, require_writable
-from .persist.undo import UndoPlan, plan_undo, undo_compaction
-from .persist.writer import WRITE_MODES, WriteMode, write_compaction
-from .plan.overflow import is_context_overflow
-from .plan.planner import CompactionPlan, plan_compaction
-from .plan.pruning_delay import PruningDelay, pruning_delay
-from .plan.rerun import plan_rerun
-from .search.embeddings import EmbeddingsClient
-from .search.fate import HitFate
-from .search.indexer import IndexStats
-from .search.query import SearchHit, SearchResults
-from .search.search_index import IndexSummary, SearchIndex, search_index_dir
-from .secrets import find_secrets, redact
-from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
-from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
-from .summarize.outbound import redact_prompts
-from .summarize.prompts import TEMPLATES
-from .summarize.providers import OFFLINE_PROFILE, build_provider
-from .summarize.providers.base import (
-    PROVIDER_KINDS,
-    ChatMessage,
-    Completion,
-    CompletionRequest,
-    DeltaCallback,
-    Provider,
-    ProviderKind,
-    ProviderProfile,
-)
-from .summarize.providers.keys import keyring_available, store_api_key
-from .summarize.providers.offline import OfflineProvider
-from .summarize.providers.retry import RetryPolicy
-from .summarize.runner import (
-    OutboundPrompt,
-    ProgressEvent,
-    SummaryResult,
-    preview_prompts,
-    summarize_plan,
-)
-from .summarize.serialize import serialize_entries
-from .tokens.counts import (
-    ContextPoint,
-    EntryTokens,
-    TokenReport,
-    context_series,
-    count_context_tokens,
-    count_tokens,
-    use_count_cache,
-)
-from .tokens.estimate import CHARS_PER_TOKEN
-from .tokens.tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._io.atomic import atomic_write_text
+    from ._io.folders import user_folders
+    from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
+    from .audit.recorded import ChainAudit, audit_compaction_in_chain, audit_every_compaction
+    from .audit.report import AuditReport, audit_compaction, audit_summary
+    from .compaction import (
+        CompactionOptions,
+        CompactionOutcome,
+        audit_edit,
+        compaction_record,
+        edited_outcome,
+        prepare_write,
+        run_compaction,
+        tokens_after,
+        write_prepared,
+    )
+    from .contract.pinned import PinPlace, place_pins
+    from .contract.templates import IDENTIFIER_POLICIES, IdentifierPolicy
+    from .errors import (
+        AuditError,
+        AuditGateError,
+        ConfigError,
+        ContextOverflowError,
+        ExportError,
+        FileChangedError,
+        LoadCancelled,
+        LoadError,
+        LockHeldError,
+        NotATranscriptError,
+        NothingToCompact,
+        PersistError,
+        PlanError,
+        ProviderAuthError,
+        ProviderError,
+        ProviderTimeoutError,
+        ProviderUnavailableError,
+        SessionLensError,
+        SummarizationCancelled,
+    )
+    from .export.summary import (
+        EXPORT_FORMATS,
+        ExportFormat,
+        bundle_for_compaction,
+        export_schema,
+        export_summary,
+        make_bundle,
+    )
+    from .export.transcript import export_transcript
+    from .lineage.branches import BranchOutline, OutlineNode, branch_outline
+    from .lineage.chain import build_chain, load_chain_transcripts
+    from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
+    from .lineage.drift import DriftReport, SummaryPoint, analyze_drift
+    from .lineage.forensics import CompactionForensics, analyze_compactions
+    from .lineage.graph import Lineage, LineageNode, build_lineage
+    from .lineage.memory_health import (
+        HEALTH_FLAG_TEXT,
+        CompactionHealth,
+        MemoryHealth,
+        examine_memory,
+        memory_health,
+    )
+    from .lineage.trace import FactTrace, describe_trace, trace_fact
+    from .load.reader import load_transcript
+    from .load.tree import build_transcript, children_of
+    from .model import Diagnostic, Entry, ImageBlock, Transcript
+    from .opened import (
+        FIGURE_LABELS,
+        Figures,
+        OpenedTranscript,
+        Overrides,
+        ResolvedSettings,
+        Setting,
+        config_for,
+        open_transcript,
+        resolve_settings,
+        store_beside_for,
+        store_window_for,
+    )
+    from .persist.checkpoints import CHECKPOINT_MARK, RestorePlan, plan_restore, restore_checkpoint
+    from .persist.dry_run import PlannedFile, WritePlan
+    from .persist.pins import PinSet, add_pins, load_pins, remove_pins
+    from .persist.provenance import SummaryProvenance
+    from .persist.store_write import find_store
+    from .persist.successor import CompactionRecord, WriteResult, require_writable
+    from .persist.undo import UndoPlan, plan_undo, undo_compaction
+    from .persist.writer import WRITE_MODES, WriteMode, write_compaction
+    from .plan.overflow import is_context_overflow
+    from .plan.planner import CompactionPlan, plan_compaction
+    from .plan.pruning_delay import PruningDelay, pruning_delay
+    from .plan.rerun import plan_rerun
+    from .search.embeddings import EmbeddingsClient
+    from .search.fate import HitFate
+    from .search.indexer import IndexStats
+    from .search.query import SearchHit, SearchResults
+    from .search.search_index import IndexSummary, SearchIndex, search_index_dir
+    from .secrets import find_secrets, redact
+    from .sessions.discovery import SessionInfo, default_session_dirs, discover_sessions
+    from .settings import DEFAULT_SETTINGS, CompactionSettings, context_window_for_model
+    from .summarize.outbound import redact_prompts
+    from .summarize.prompts import TEMPLATES
+    from .summarize.providers import OFFLINE_PROFILE, build_provider
+    from .summarize.providers.base import (
+        PROVIDER_KINDS,
+        ChatMessage,
+        Completion,
+        CompletionRequest,
+        DeltaCallback,
+        Provider,
+        ProviderKind,
+        ProviderProfile,
+    )
+    from .summarize.providers.keys import keyring_available, store_api_key
+    from .summarize.providers.offline import OfflineProvider
+    from .summarize.providers.retry import RetryPolicy
+    from .summarize.runner import (
+        OutboundPrompt,
+        ProgressEvent,
+        SummaryResult,
+        preview_prompts,
+        summarize_plan,
+    )
+    from .summarize.serialize import serialize_entries
+    from .tokens.counts import (
+        ContextPoint,
+        EntryTokens,
+        TokenReport,
+        context_series,
+        count_context_tokens,
+        count_tokens,
+        use_count_cache,
+    )
+    from .tokens.estimate import CHARS_PER_TOKEN
+    from .tokens.tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
 
 __all__ = [
     # errors
@@ -209,3 +215,107 @@ __all__ = [
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
 ]
+
+#: Where each public name lives: module (relative to this package) -> names. The same
+#: imports as above, for the interpreter; ``__getattr__`` imports a module the first time
+#: one of its names is asked for.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "._io.atomic": ("atomic_write_text",),
+    "._io.folders": ("user_folders",),
+    ".audit.dropped": ("CLASS_TITLES", "RecoveryPack", "build_recovery_pack"),
+    ".audit.recorded": ("ChainAudit", "audit_compaction_in_chain", "audit_every_compaction"),
+    ".audit.report": ("AuditReport", "audit_compaction", "audit_summary"),
+    ".compaction": (
+        "CompactionOptions", "CompactionOutcome", "audit_edit", "compaction_record",
+        "edited_outcome", "prepare_write", "run_compaction", "tokens_after", "write_prepared",
+    ),
+    ".contract.pinned": ("PinPlace", "place_pins"),
+    ".contract.templates": ("IDENTIFIER_POLICIES", "IdentifierPolicy"),
+    ".errors": (
+        "AuditError", "AuditGateError", "ConfigError", "ContextOverflowError", "ExportError",
+        "FileChangedError", "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError",
+        "NothingToCompact", "PersistError", "PlanError", "ProviderAuthError", "ProviderError",
+        "ProviderTimeoutError", "ProviderUnavailableError", "SessionLensError",
+        "SummarizationCancelled",
+    ),
+    ".export.summary": (
+        "EXPORT_FORMATS", "ExportFormat", "bundle_for_compaction", "export_schema",
+        "export_summary", "make_bundle",
+    ),
+    ".export.transcript": ("export_transcript",),
+    ".lineage.branches": ("BranchOutline", "OutlineNode", "branch_outline"),
+    ".lineage.chain": ("build_chain", "load_chain_transcripts"),
+    ".lineage.diff": ("DiffEntry", "LineageDiff", "compare_points", "point_transcript"),
+    ".lineage.drift": ("DriftReport", "SummaryPoint", "analyze_drift"),
+    ".lineage.forensics": ("CompactionForensics", "analyze_compactions"),
+    ".lineage.graph": ("Lineage", "LineageNode", "build_lineage"),
+    ".lineage.memory_health": (
+        "HEALTH_FLAG_TEXT", "CompactionHealth", "MemoryHealth", "examine_memory", "memory_health",
+    ),
+    ".lineage.trace": ("FactTrace", "describe_trace", "trace_fact"),
+    ".load.reader": ("load_transcript",),
+    ".load.tree": ("build_transcript", "children_of"),
+    ".model": ("Diagnostic", "Entry", "ImageBlock", "Transcript"),
+    ".opened": (
+        "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
+        "config_for", "open_transcript", "resolve_settings", "store_beside_for", "store_window_for",
+    ),
+    ".persist.checkpoints": (
+        "CHECKPOINT_MARK", "RestorePlan", "plan_restore", "restore_checkpoint",
+    ),
+    ".persist.dry_run": ("PlannedFile", "WritePlan"),
+    ".persist.pins": ("PinSet", "add_pins", "load_pins", "remove_pins"),
+    ".persist.provenance": ("SummaryProvenance",),
+    ".persist.store_write": ("find_store",),
+    ".persist.successor": ("CompactionRecord", "WriteResult", "require_writable"),
+    ".persist.undo": ("UndoPlan", "plan_undo", "undo_compaction"),
+    ".persist.writer": ("WRITE_MODES", "WriteMode", "write_compaction"),
+    ".plan.overflow": ("is_context_overflow",),
+    ".plan.planner": ("CompactionPlan", "plan_compaction"),
+    ".plan.pruning_delay": ("PruningDelay", "pruning_delay"),
+    ".plan.rerun": ("plan_rerun",),
+    ".search.embeddings": ("EmbeddingsClient",),
+    ".search.fate": ("HitFate",),
+    ".search.indexer": ("IndexStats",),
+    ".search.query": ("SearchHit", "SearchResults"),
+    ".search.search_index": ("IndexSummary", "SearchIndex", "search_index_dir"),
+    ".secrets": ("find_secrets", "redact"),
+    ".sessions.discovery": ("SessionInfo", "default_session_dirs", "discover_sessions"),
+    ".settings": ("DEFAULT_SETTINGS", "CompactionSettings", "context_window_for_model"),
+    ".summarize.outbound": ("redact_prompts",),
+    ".summarize.prompts": ("TEMPLATES",),
+    ".summarize.providers": ("OFFLINE_PROFILE", "build_provider"),
+    ".summarize.providers.base": (
+        "PROVIDER_KINDS", "ChatMessage", "Completion", "CompletionRequest", "DeltaCallback",
+        "Provider", "ProviderKind", "ProviderProfile",
+    ),
+    ".summarize.providers.keys": ("keyring_available", "store_api_key"),
+    ".summarize.providers.offline": ("OfflineProvider",),
+    ".summarize.providers.retry": ("RetryPolicy",),
+    ".summarize.runner": (
+        "OutboundPrompt", "ProgressEvent", "SummaryResult", "preview_prompts", "summarize_plan",
+    ),
+    ".summarize.serialize": ("serialize_entries",),
+    ".tokens.counts": (
+        "ContextPoint", "EntryTokens", "TokenReport", "context_series", "count_context_tokens",
+        "count_tokens", "use_count_cache",
+    ),
+    ".tokens.estimate": ("CHARS_PER_TOKEN",),
+    ".tokens.tokenizer": ("ENCODING_NAMES", "ensure_tiktoken_data", "get_encoding"),
+}
+
+if not TYPE_CHECKING:  # type checkers see the real imports above, not a catch-all
+    import importlib
+
+    _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+    def __getattr__(name: str) -> object:
+        module = _HOME_OF.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value  # asked once: later lookups never come back here
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

@@ -35,14 +35,17 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``only`` just that subcommand (a run imports the
+    modules of the one command it runs, not of all ten: see the engine's lazy face)."""
     parser = argparse.ArgumentParser(
         prog="sessionlens",
         description="Inspect, plan, compact, audit and export agent session transcripts.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in SUBCOMMANDS.values():
-        importlib.import_module(f"{__name__}.{module}").register(sub)
+    for name, module in SUBCOMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(f"{__name__}.{module}").register(sub)
     return parser
 
 
@@ -55,8 +58,10 @@ def describe_subcommands() -> list[tuple[str, str]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; returns the process exit code."""
-    parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    # a known command first: only its parser (help and mistakes get the whole one)
+    parser = build_parser(words[0] if words and words[0] in SUBCOMMANDS else None)
+    args = parser.parse_args(words)
     # A run makes next to no cyclic garbage, but the collector would walk every object of a
     # loaded 100 MB transcript, again and again (0.3 s per inspect): leave it off meanwhile.
     gc_was_on = gc.isenabled()
