@@ -11,9 +11,10 @@ other name stays in its subpackage. The subpackages follow the data flow of DESI
 
 The face is lazy (PEP 562): a name's module is imported when the name is first asked for,
 so a command that needs a fraction of the engine imports only that fraction (``inspect`` of a
-small file spent 0.14 s of its 0.48 s importing modules it never used). Type checkers read the imports under ``TYPE_CHECKING``; ``_HOMES`` says the same for
-the interpreter, and a test holds the two and ``__all__`` to one list. Heavy dependencies
-(tiktoken's encodings, httpx, asyncio) are likewise imported where they are first used.
+small file spent 0.14 s of its 0.48 s importing modules it never used). Type checkers read
+the imports under ``TYPE_CHECKING``; ``_HOMES`` says the same for the interpreter, and a test
+holds the two and ``__all__`` to one list. Heavy dependencies (tiktoken's encodings, httpx,
+asyncio) are likewise imported where they are first used.
 """
 
 from __future__ import annotations
