@@ -40,7 +40,7 @@ __all__ = [
     "CHARS_PER_TOKEN", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS", "PI_IMAGE_CHARS",
     "EstimateRules", "entry_count_text", "entry_image_count", "estimate_entry_tokens",
     "estimate_message_chars", "estimate_string_chars", "estimate_tokens_from_chars",
-    "measure_entry", "pi_entry_chars", "pi_estimate", "tool_arguments_json",
+    "measure_entry", "pi_entry_chars", "pi_entry_tokens", "pi_estimate", "tool_arguments_json",
     "tool_arguments_length", "utf16_len",
 ]
 
@@ -264,10 +264,15 @@ def pi_entry_chars(entry: Entry) -> int:
     return 0
 
 
+def pi_entry_tokens(entry: Entry) -> int:
+    """pi's estimate of one entry in tokens (``estimate_entry_tokens(entry, "pi")``)."""
+    return estimate_tokens_from_chars(pi_entry_chars(entry))
+
+
 def estimate_entry_tokens(entry: Entry, rules: EstimateRules = "pi") -> int:
     """Estimated tokens for one entry: messages by role, summaries by length, others 0."""
     if rules == "pi":
-        return estimate_tokens_from_chars(pi_entry_chars(entry))
+        return pi_entry_tokens(entry)
     if rules != "openclaw":
         raise ValueError(f"unknown estimate rules {rules!r}")
     return estimate_tokens_from_chars(measure_entry(entry)[2])
@@ -280,7 +285,7 @@ def pi_estimate(transcript: Transcript, entry: Entry) -> int:
     known: dict[str, int] = transcript.derive("pi_estimates", dict)
     value = known.get(entry.id)
     if value is None:
-        value = known[entry.id] = estimate_entry_tokens(entry, "pi")
+        value = known[entry.id] = pi_entry_tokens(entry)
     return value
 
 
