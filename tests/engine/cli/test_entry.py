@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.factories import TranscriptBuilder
 from sessionlens.engine import cli
 from sessionlens.engine.cli import main
 
@@ -37,15 +38,10 @@ run_process(sys.argv[1:])
 
 
 def _sample(tmp_path: Path) -> Path:
-    path = tmp_path / "s.jsonl"
-    lines = [
-        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z",
-         "cwd": "/w"},
-        {"type": "message", "id": "a1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "hello"}]}},
-    ]
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    return path
+    """A one-entry session, written with the shared builder."""
+    b = TranscriptBuilder(plain_users=True)
+    b.user("hello")
+    return b.write(tmp_path / "s.jsonl")
 
 
 def test_a_process_keeps_the_collector_off_to_its_exit(tmp_path: Path) -> None:

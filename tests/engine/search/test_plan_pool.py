@@ -19,7 +19,7 @@ from sessionlens.engine.search.search_settings import SearchSettings
 plan_pool._init_worker(SearchSettings())
 first = plan_pool._plan_in_worker(sys.argv[1], None)
 class Node:
-    pass
+    other: object = None
 a, b = Node(), Node()
 a.other, b.other = b, a
 gone = weakref.ref(a)

@@ -72,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(words: list[str]) -> int:
+    """Parse ``words`` and run the command, turning its expected failures into exit codes."""
     # a known command first: only its parser (help and mistakes get the whole one)
     parser = build_parser(words[0] if words and words[0] in SUBCOMMANDS else None)
     args = parser.parse_args(words)

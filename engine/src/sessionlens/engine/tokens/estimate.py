@@ -40,8 +40,8 @@ __all__ = [
     "CHARS_PER_TOKEN", "EXACT_IMAGE_TOKENS", "OPENCLAW_IMAGE_TOKENS", "PI_IMAGE_CHARS",
     "EstimateRules", "entry_count_text", "entry_image_count", "estimate_entry_tokens",
     "estimate_message_chars", "estimate_string_chars", "estimate_tokens_from_chars",
-    "measure_entry", "pi_entry_chars", "pi_entry_tokens", "pi_estimate", "tool_arguments_json",
-    "tool_arguments_length", "utf16_len",
+    "known_pi_estimates", "measure_entry", "pi_entry_chars", "pi_entry_tokens", "pi_estimate",
+    "tool_arguments_json", "tool_arguments_length", "utf16_len",
 ]
 
 EstimateRules = Literal["pi", "openclaw"]
@@ -278,11 +278,20 @@ def estimate_entry_tokens(entry: Entry, rules: EstimateRules = "pi") -> int:
     return estimate_tokens_from_chars(measure_entry(entry)[2])
 
 
-def pi_estimate(transcript: Transcript, entry: Entry) -> int:
+def known_pi_estimates(transcript: Transcript) -> dict[str, int]:
+    """The transcript's pi estimates worked out so far, entry id -> tokens (``pi_estimate``
+    fills it; a caller walking many entries looks it up once, not once per entry)."""
+    return transcript.derive("pi_estimates", dict)
+
+
+def pi_estimate(transcript: Transcript, entry: Entry,
+                known: dict[str, int] | None = None) -> int:
     """``estimate_entry_tokens(entry, "pi")`` for an entry of ``transcript``, worked out once
     per transcript: ``inspect`` ran three analyses that each estimated all 28,000 entries of
-    a 100 MB session (a second and a half of its answer)."""
-    known: dict[str, int] = transcript.derive("pi_estimates", dict)
+    a 100 MB session (a second and a half of its answer). ``known`` is
+    ``known_pi_estimates(transcript)``, when the caller already holds it."""
+    if known is None:
+        known = known_pi_estimates(transcript)
     value = known.get(entry.id)
     if value is None:
         value = known[entry.id] = pi_entry_tokens(entry)

@@ -14,7 +14,7 @@ from sessionlens.engine.load.formats.fast_new import fast_constructor
 from sessionlens.engine.load.replay import BOUNDARY_TYPES
 from sessionlens.engine.model import Entry, Transcript
 
-from .estimate import pi_entry_tokens, pi_estimate
+from .estimate import known_pi_estimates, pi_estimate
 from .reported import valid_usage_tokens
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def pi_tokens_each(transcript: Transcript, entries: Sequence[Entry],
                    tokens: TokenReport | None = None) -> list[int]:
     """``pi_tokens`` of each of ``entries``, in one pass: the analyses want every entry of a
     path, and a call per entry (report, then the kept estimates) was a third of their time."""
-    known: dict[str, int] = transcript.derive("pi_estimates", dict)
+    known = known_pi_estimates(transcript)
     counted = tokens.entries if tokens is not None else {}
     out: list[int] = []
     append = out.append
@@ -75,9 +75,7 @@ def pi_tokens_each(transcript: Transcript, entries: Sequence[Entry],
             append(report.estimate_pi)
             continue
         value = known.get(entry.id)
-        if value is None:  # pi_estimate's work, without looking ``known`` up again
-            value = known[entry.id] = pi_entry_tokens(entry)
-        append(value)
+        append(value if value is not None else pi_estimate(transcript, entry, known))
     return out
 
 
