@@ -33,6 +33,7 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from load import generate  # noqa: E402  (the LOADER's generator, same data as its benchmark)
+from machine import describe_machine  # noqa: E402
 
 HEARTBEAT_MS = 5
 TARGET_STALL_MS = 50.0
@@ -200,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
 
+    print(f"machine: {describe_machine()}")
     _byte_compile()
     tmp = Path(tempfile.mkdtemp(prefix="sessionlens-gui-bench-"))
     path = args.file

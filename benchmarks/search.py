@@ -39,6 +39,10 @@ from typing import Any
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from machine import describe_machine  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT.parent / "shared" / "samples"
 
@@ -389,7 +393,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--keep", action="store_true", help="keep the index after the run")
     args = p.parse_args()
-    print(f"search benchmark: python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    print(f"search benchmark: {describe_machine()}")
     for kind in (("generated", "samples") if args.corpus == "both" else (args.corpus,)):
         run(kind, args)
 

@@ -50,6 +50,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import generate  # noqa: E402  (the load benchmark's generator)
+from machine import describe_machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_MODULES = ROOT / "tests" / "fidelity" / "node" / "node_modules"
@@ -336,10 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([sys.executable, "-c", "from sessionlens.engine import ensure_tiktoken_data;"
                     "ensure_tiktoken_data()"], env=env, check=True)
     try:
-        load1, load5, load15 = os.getloadavg()
-        print(f"machine: {os.cpu_count()} cores, load average {load1:.2f} {load5:.2f} "
-              f"{load15:.2f} at start; node {_version(['node', '--version'])}, "
-              f"python {sys.version.split()[0]}; {args.runs} rounds, round-robin")
+        print(f"machine: {describe_machine()} at start; node {_version(['node', '--version'])}; "
+              f"{args.runs} rounds, round-robin")
         inputs = [("real samples, re-linked", data_dir / "vs-agents-real.jsonl",
                    build_from_samples),
                   ("generated", data_dir / "vs-agents-generated.jsonl", build_generated)]
