@@ -133,10 +133,16 @@ def test_every_recorded_compaction_kind_feeds_the_audit(samples_dir: Path) -> No
 
 
 @pytest.mark.samples
-def test_a_placeholder_that_replaced_nothing_is_no_total_loss(samples_dir: Path) -> None:
-    """Sample 04's placeholders kept their whole region verbatim: nothing was lost to them."""
+def test_sample04_placeholders_lost_the_tail_the_one_before_kept(samples_dir: Path) -> None:
+    """Each of sample 04's placeholders kept its own region verbatim, so the first lost
+    nothing; each later one took the tail the one before kept out of the context, and a
+    placeholder carries none of it: a total loss of exactly that tail."""
     t = load_transcript(sample_path(samples_dir, "04_"))
-    for audited in audit_every_compaction(t).values():
+    first, *later = audit_every_compaction(t).values()
+    assert not first.report.summarized_entry_ids and not first.report.carried_tail_entry_ids
+    assert not first.report.total_loss and not first.report.dropped
+    assert len(later) == 2
+    for audited in later:
         r = audited.report
-        assert not r.check("content").passed and not r.summarized_entry_ids
-        assert not r.total_loss and not r.dropped
+        assert r.summarized_entry_ids and r.carried_tail_entry_ids == r.summarized_entry_ids
+        assert not r.check("content").passed and r.total_loss and r.dropped

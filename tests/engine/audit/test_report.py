@@ -202,6 +202,46 @@ def test_compaction_span_and_audit_of_built_transcript() -> None:
         audit_compaction(t, u.id)
 
 
+def test_a_compaction_takes_out_the_tail_the_previous_one_kept() -> None:
+    """Replay drops the previous compaction's kept tail at the next one (pi 0.58 never even
+    shows it to the summarizer): the span holds it and the audit judges the summary on it."""
+    b = TranscriptBuilder()
+    first_task = b.user("old task in /srv/old/a.py")
+    tail_user = b.user("deploy failed: ECONNRESET from queue-worker-9f3a1c77 on port 6543")
+    tail_asst = b.assistant("I will look at queue-worker-9f3a1c77")
+    first = b.compaction(summary=_safeguard("old task"), first_kept=tail_user.id)
+    u = b.user("now tune /srv/b/two.py")
+    kept = b.user("thanks")
+    second = b.compaction(summary=_safeguard("tuned /srv/b/two.py"), first_kept=kept.id)
+    t = b.build()
+    span1 = compaction_span(t, first.id)
+    assert span1.summarized_entry_ids == (first_task.id,) and span1.carried_tail_entry_ids == ()
+    span2 = compaction_span(t, second.id)
+    assert span2.carried_tail_entry_ids == (tail_user.id, tail_asst.id)
+    assert span2.summarized_entry_ids == (tail_user.id, tail_asst.id, u.id)
+    report = audit_compaction(t, second.id)
+    assert report.carried_tail_entry_ids == span2.carried_tail_entry_ids
+    assert audit_report_dict(report)["carried_tail_entry_ids"] == [tail_user.id, tail_asst.id]
+    lost = {i for d in report.dropped for i in d.entry_ids}
+    assert tail_user.id in lost and u.id not in lost  # the summary names /srv/b/two.py only
+
+
+@pytest.mark.parametrize(("prefix", "compaction_id", "carried"),
+                         [("01_", 1, 66), ("04_", 1, 15), ("04_", 2, 10), ("03_", 1, 19)])
+def test_real_compactions_took_out_the_tail_the_previous_one_kept(
+        samples_dir: Path, prefix: str, compaction_id: int, carried: int) -> None:
+    """Sample 01 is pi's own session (pi 0.58's rule dropped 66 kept entries unsummarized);
+    sample 04's second and third compactions replaced nothing but the kept tail."""
+    t = load_transcript(sample_path(samples_dir, prefix))
+    comp = t.compactions[compaction_id]
+    span = compaction_span(t, comp.id)
+    assert len(span.carried_tail_entry_ids) == carried
+    assert span.summarized_entry_ids[:carried] == span.carried_tail_entry_ids
+    previous = compaction_span(t, t.compactions[compaction_id - 1].id)
+    assert previous.kept_tail and set(span.carried_tail_entry_ids).isdisjoint(
+        previous.summarized_entry_ids)
+
+
 def test_transcript_without_compaction_is_a_clear_error() -> None:
     b = TranscriptBuilder()
     b.user("hi")
@@ -222,7 +262,8 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def _v3_span(objs: list[dict[str, Any]], compaction: dict[str, Any]) -> list[str]:
-    """The summarized span of a v3 compaction, derived from the raw JSON (not the engine)."""
+    """The summarized span of a v3 compaction, derived from the raw JSON (not the engine):
+    the tail the previous compaction kept, then what followed it up to the first kept entry."""
     by_id = {o["id"]: o for o in objs if "id" in o and o.get("type") != "session"}
     chain: list[dict[str, Any]] = []
     cur = by_id.get(compaction["parentId"])
@@ -235,7 +276,12 @@ def _v3_span(objs: list[dict[str, Any]], compaction: dict[str, Any]) -> list[str
     ids = [o["id"] for o in region]
     if compaction["firstKeptEntryId"] in ids:
         ids = ids[: ids.index(compaction["firstKeptEntryId"])]
-    return ids
+    tail: list[str] = []
+    if starts:
+        before = [o["id"] for o in chain[:starts[-1]]]
+        kept = chain[starts[-1]]["firstKeptEntryId"]
+        tail = before[before.index(kept):] if kept in before else []
+    return tail + ids
 
 
 @pytest.mark.samples
@@ -275,6 +321,7 @@ def test_sample01_is_judged_on_its_own_template(samples_dir: Path) -> None:
     transcript = load_transcript(path)
     assert len(transcript.compactions) == len(positions) == 2
     previous = 0
+    tail = 0  # entries the previous compaction kept verbatim: the next one takes them out
     for comp, pos in zip(transcript.compactions, positions, strict=True):
         raw = objs[pos]
         headings = [ln.strip() for ln in raw["summary"].splitlines() if ln.startswith("## ")]
@@ -286,8 +333,9 @@ def test_sample01_is_judged_on_its_own_template(samples_dir: Path) -> None:
         assert sections.passed and f"All {len(headings)} headings" in sections.detail
         assert not any(r.startswith("missing_section:") for r in report.reasons)
         assert report.check("content").passed and report.check("budget").passed
-        assert len(report.summarized_entry_ids) == raw["firstKeptEntryIndex"] - previous - 1
-        previous = pos
+        assert len(report.summarized_entry_ids) == tail + raw["firstKeptEntryIndex"] - previous - 1
+        assert len(report.carried_tail_entry_ids) == tail
+        previous, tail = pos, pos - raw["firstKeptEntryIndex"]
 
 
 # --------------------------------------------------------------------------- telling the truth

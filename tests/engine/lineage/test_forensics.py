@@ -89,6 +89,20 @@ def test_summary_not_smaller_and_growth_across_the_chain() -> None:
     assert f2.compaction_id == second.id
 
 
+def test_the_tail_one_compaction_kept_is_replaced_by_the_next() -> None:
+    b = TranscriptBuilder()
+    _turn(b, 20_000)
+    keep = _turn(b, 45_000, size=500)  # kept verbatim by the first compaction: 1,000 tokens
+    b.compaction(text_of(50), first_kept=keep)
+    _turn(b, 46_000, size=300)  # summarized by the second: 600 tokens
+    kept = _turn(b, 47_000)
+    b.compaction(text_of(40), first_kept=kept)
+    f1, f2 = analyze_compactions(b.build(), CFG)
+    assert f1.replaced_tokens == 200
+    assert f2.replaced_tokens == 50 + 1_000 + 600  # previous summary, its kept tail, new turn
+    assert f2.estimated_context_tokens == 50 + 1_000 + 600 + 200
+
+
 def test_off_path_compactions_are_examined_on_their_own_branch() -> None:
     b = TranscriptBuilder()
     _turn(b, 45_000)

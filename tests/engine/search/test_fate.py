@@ -69,3 +69,23 @@ def test_plain_words_are_checked_when_no_identifier_matches() -> None:
     assert hit_fate("e1", "no query word here", ["banana"], [c]).status == "unchecked"
     assert hit_fate("e9", "anything", ["mysql"], [c]).status == "live"
     assert query_words(["the", "did", "we", "5", "db", "postgres"]) == ("5", "postgres")
+
+
+def test_a_fact_in_the_tail_one_compaction_kept_is_lost_at_the_next(tmp_path: Path) -> None:
+    """The first compaction kept the fact verbatim; the second took it out of the context
+    and its summary does not carry it (what the trace and the audit say too)."""
+    b = TranscriptBuilder(plain_users=True)
+    b.user("Start the work.")
+    tail = b.user("The canary host is edge-7f3a91.example.net, watch it.").id
+    b.assistant("Watching the canary host.")
+    first = b.compaction(structured_summary("- started"), tail).id
+    b.assistant("More work.")
+    keep = b.user("Next, the exporter.").id
+    second = b.compaction(structured_summary("- exporter next"), keep).id
+    (tmp_path / "s").mkdir()
+    path = b.write(tmp_path / "s" / "tail.jsonl")
+    index = SearchIndex(tmp_path / "idx", session_dirs=lambda: [path.parent])
+    index.update()
+    fates = {h.entry_id: h.fate for h in index.search("edge-7f3a91.example.net").hits}
+    assert fates[tail].status == "lost" and fates[tail].compaction_id == second != first
+    assert fates[tail].missing == ("edge-7f3a91.example.net",)

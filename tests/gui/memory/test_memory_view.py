@@ -59,6 +59,10 @@ def test_selecting_a_recorded_compaction_fills_the_audit_and_compare(
                     and audit.report.compaction_id == ids["lost"], timeout=10_000)
     assert parts.compare.compactions.currentData() == ids["lost"]
     assert "TOTAL LOSS" in audit.verdict.text()
+    # the good compaction's kept tail (keep1 and its answer) left the context here
+    assert audit.report.carried_tail_entry_ids[0] == ids["keep1"]
+    assert ("2 of the summarized entries were the tail the previous compaction kept verbatim"
+            in audit.verdict.text())
     assert audit.dropped_model.rowCount() > 0
     values = [audit.dropped_model.index(r, 1).data() for r in range(audit.dropped_model.rowCount())]
     assert "/srv/app/db_pool.py" in values

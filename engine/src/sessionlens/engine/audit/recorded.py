@@ -28,7 +28,7 @@ from .report import (
     audit_compaction,
     audit_summary,
 )
-from .span import path_to
+from .span import carried_tail, path_to
 
 __all__ = ["ChainAudit", "audit_compaction_in_chain", "audit_every_compaction", "predecessor_span"]
 
@@ -50,7 +50,9 @@ def _has_message(transcript: Transcript, ids: Sequence[str]) -> bool:
 
 def predecessor_span(predecessor: Transcript, successor: Transcript,
                      compaction_id: str) -> tuple[str, ...]:
-    """Ids on the predecessor's active path that ``compaction_id`` (in ``successor``) replaced.
+    """Ids on the predecessor's active path that ``compaction_id`` (in ``successor``) replaced:
+    the tail the previous boundary kept (``span.carried_tail``) and what followed it up to
+    the compaction's first kept entry.
 
     Pure. Empty when the files share no starting point (the previous compaction of the
     successor is not on the predecessor's path)."""
@@ -60,14 +62,17 @@ def predecessor_span(predecessor: Transcript, successor: Transcript,
         (e for e in reversed(before) if e.type in ("compaction", "reset")), None)
     path = predecessor.active_path
     start = 0
+    carried: tuple[str, ...] = ()
     if previous is not None:
         if previous.id not in path:
             return ()
         start = path.index(previous.id) + 1
+        entries = [predecessor.entry(i) for i in path[:start]]
+        carried = tuple(e.id for e in carried_tail(entries, start - 1))
     end = len(path)
     if entry.first_kept_entry_id in path[start:]:
         end = path.index(entry.first_kept_entry_id, start)
-    return tuple(path[start:end])
+    return carried + tuple(path[start:end])
 
 
 def _predecessor_path(transcript: Transcript) -> Path | None:

@@ -14,7 +14,7 @@ what was dropped. OpenClaw's own verdict is computed beside it and labelled as O
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sessionlens.engine.contract.ask import ask_overlap
@@ -114,6 +114,9 @@ class AuditReport:
     detected_template: str = ""
     #: What OpenClaw's own quality guard would answer (its rules, labelled as such).
     openclaw: OpenClawVerdict | None = None
+    #: For a recorded compaction: those of ``summarized_entry_ids`` that the previous
+    #: compaction had kept verbatim and this one took out of the context (``audit.span``).
+    carried_tail_entry_ids: tuple[str, ...] = ()
 
     @property
     def total_loss(self) -> bool:
@@ -154,6 +157,7 @@ def audit_report_dict(report: AuditReport) -> dict[str, Any]:
         "coverage": {c.cls: {"found": c.found, "total": c.total} for c in report.coverage},
         "dropped": [d.as_dict() for d in report.dropped],
         "summarized_entry_ids": list(report.summarized_entry_ids),
+        "carried_tail_entry_ids": list(report.carried_tail_entry_ids),
         "latest_ask": report.latest_ask,
         "summary_chars": report.summary_chars,
         "total_loss": report.total_loss,
@@ -394,4 +398,4 @@ def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *
         compaction_id=span.compaction_id,
         from_hook=entry.from_hook,
     )
-    return report
+    return replace(report, carried_tail_entry_ids=span.carried_tail_entry_ids)

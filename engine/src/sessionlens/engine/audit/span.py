@@ -1,20 +1,29 @@
 """Which entries a compaction already in a transcript replaced.
 
-To audit a historical compaction we need the span its summary stood in for: the entries on
-its path after the previous compaction (or from the start) up to its ``firstKeptEntryId``,
-or up to the compaction itself when that id is not found before it (pi's and OpenClaw's
-replay rule, transcript-format.md §1.8, including the "hardened" boundary).
+To audit a historical compaction we need the span its summary stood in for: every entry it
+took out of the model's context. By the replay rule (transcript-format.md §1.8, including the
+"hardened" boundary) that is the entries on its path after the previous compaction or reset
+(or from the start) up to its ``firstKeptEntryId``, or up to the compaction itself when that
+id is not found before it; and also the tail the previous boundary had kept verbatim, which
+the context held until this compaction and does not hold after it. Whether the agent showed
+that tail to its summarizer depends on its version (pi 0.58 starts after the previous
+compaction and drops it unsummarized; OpenClaw 2026.9 starts at its ``firstKeptEntryId``),
+but either way it is gone unless the summary carries it, so it is audited with the rest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sessionlens.engine.errors import AuditError
 from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import region_bounds
 
-__all__ = ["CompactionSpan", "compaction_span", "default_compaction_id", "path_to"]
+__all__ = ["CompactionSpan", "carried_tail", "compaction_span", "default_compaction_id",
+           "path_to", "span_on_path"]
+
+_BOUNDARIES = ("compaction", "reset")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,12 +31,17 @@ class CompactionSpan:
     """The region a compaction summarized."""
 
     compaction_id: str
-    #: Entry ids replaced by the summary, root side first.
+    #: Entry ids replaced by the summary (every entry the compaction took out of the
+    #: context), root side first: ``carried_tail_entry_ids``, then the region after the
+    #: previous boundary up to ``firstKeptEntryId``.
     summarized_entry_ids: tuple[str, ...]
     previous_compaction_id: str | None
     first_kept_entry_id: str | None
     #: True when ``firstKeptEntryId`` was found before the compaction (recent tail kept).
     kept_tail: bool
+    #: The entries the previous compaction (or reset) had kept verbatim, which this one
+    #: took out of the context (the first ids of ``summarized_entry_ids``).
+    carried_tail_entry_ids: tuple[str, ...] = ()
 
 
 def path_to(transcript: Transcript, entry_id: str) -> tuple[Entry, ...]:
@@ -55,17 +69,25 @@ def default_compaction_id(transcript: Transcript) -> str:
     raise AuditError(f"{transcript.path}: the transcript holds no compaction to audit")
 
 
-def compaction_span(transcript: Transcript, compaction_id: str | None = None) -> CompactionSpan:
-    """The span of ``compaction_id`` (default: see ``default_compaction_id``)."""
-    cid = compaction_id or default_compaction_id(transcript)
-    entry = transcript.get(cid)
-    if entry is None or entry.type != "compaction":
-        known = ", ".join(e.id for e in transcript.compactions) or "none"
-        raise AuditError(f"{transcript.path}: no compaction with id {cid!r} (compactions: {known})")
-    before = path_to(transcript, cid)[:-1]
-    start, _ = region_bounds(before)
+def carried_tail(before: Sequence[Entry], boundary: int | None) -> Sequence[Entry]:
+    """The entries the boundary ``before[boundary]`` (a compaction or reset) kept verbatim:
+    from its ``firstKeptEntryId``, when that is found before it, up to it. The context held
+    them until the next compaction."""
+    if boundary is None:
+        return ()
+    wanted = before[boundary].first_kept_entry_id
+    start = next((i for i in range(boundary) if before[i].id == wanted), None)
+    if wanted is None or start is None:
+        return ()
+    return [e for e in before[start:boundary] if e.type not in _BOUNDARIES]
+
+
+def span_on_path(before: Sequence[Entry], entry: Entry) -> CompactionSpan:
+    """The span of compaction ``entry``, given the path that leads to it (``before``)."""
+    start, boundary = region_bounds(before)
     # a reset ends the region but is not a compaction: the previous one is looked for past it
     previous = next((e.id for e in reversed(before) if e.type == "compaction"), None)
+    carried = carried_tail(before, boundary)
     region = before[start:]
     end = len(region)
     kept = False
@@ -75,9 +97,20 @@ def compaction_span(transcript: Transcript, compaction_id: str | None = None) ->
                 end, kept = i, True
                 break
     return CompactionSpan(
-        compaction_id=cid,
-        summarized_entry_ids=tuple(e.id for e in region[:end]),
+        compaction_id=entry.id,
+        summarized_entry_ids=tuple(e.id for e in (*carried, *region[:end])),
         previous_compaction_id=previous,
         first_kept_entry_id=entry.first_kept_entry_id,
         kept_tail=kept,
+        carried_tail_entry_ids=tuple(e.id for e in carried),
     )
+
+
+def compaction_span(transcript: Transcript, compaction_id: str | None = None) -> CompactionSpan:
+    """The span of ``compaction_id`` (default: see ``default_compaction_id``)."""
+    cid = compaction_id or default_compaction_id(transcript)
+    entry = transcript.get(cid)
+    if entry is None or entry.type != "compaction":
+        known = ", ".join(e.id for e in transcript.compactions) or "none"
+        raise AuditError(f"{transcript.path}: no compaction with id {cid!r} (compactions: {known})")
+    return span_on_path(path_to(transcript, cid)[:-1], entry)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from sessionlens.engine.audit.span import path_to
+from sessionlens.engine.audit.span import carried_tail, path_to
 from sessionlens.engine.contract.templates import fallback_text
 from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import region_bounds, usage_context
@@ -69,7 +69,8 @@ class CompactionForensics:
     #: The error message that preceded an overflow retry.
     overflow_entry_id: str | None
     summary_tokens: int
-    #: Estimated tokens the summary stands in for (previous summary + summarized messages).
+    #: Estimated tokens the summary stands in for: the previous summary, the tail the
+    #: previous compaction kept verbatim, and the summarized messages.
     replaced_tokens: int
     previous_compaction_id: str | None
     previous_summary_tokens: int | None
@@ -113,15 +114,13 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     prev = before[boundary] if boundary is not None else None
     prev_comp = prev if prev is not None and prev.type == "compaction" else None
     prev_summary = estimate_tokens_from_chars(len(prev_comp.summary or "")) if prev_comp is not None else 0
-    kept_before: list[Entry] = []
-    if prev_comp is not None and boundary is not None:
-        ids = [e.id for e in before[:boundary]]
-        if prev_comp.first_kept_entry_id in ids:
-            kept_before = before[ids.index(prev_comp.first_kept_entry_id):boundary]
+    # the tail the previous boundary kept verbatim: in the context until this compaction,
+    # and out of it after (``audit.span``: the same entries the audit judges)
+    carried = sum(pi_tokens(transcript, e, tokens) for e in carried_tail(before, boundary)
+                  if is_message_entry(e))
     estimates = [n if is_message_entry(e) else 0
                  for e, n in zip(region, pi_tokens_each(transcript, region, tokens), strict=True)]
-    estimated = prev_summary + sum(pi_tokens(transcript, e, tokens) for e in kept_before
-                                   if is_message_entry(e)) + sum(estimates)
+    estimated = prev_summary + carried + sum(estimates)
     context = estimate_context_tokens(region, estimates, prev_summary)
     window = context_window_of(before, settings, transcript.header)
     threshold = settings.threshold(window)
@@ -139,7 +138,7 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     kept_id = comp.first_kept_entry_id
     hard = kept_id is None or kept_id == comp.id or kept_id not in region_ids
     cut = region_ids.index(kept_id) if kept_id is not None and not hard else len(region)
-    replaced = prev_summary + sum(estimates[:cut])
+    replaced = prev_summary + carried + sum(estimates[:cut])
     summary_tokens = estimate_tokens_from_chars(len(comp.summary or ""))
     flags: list[CompactionFlag] = []
     if trigger not in ("overflow-retry", "size-guard") and threshold > 0 and (

@@ -34,8 +34,9 @@ __all__ = [
     "rebuild", "transaction",
 ]
 
-#: Bumped whenever the tables change; an index of another version is rebuilt.
-SCHEMA_VERSION = 1
+#: Bumped whenever the tables or what they hold change; an index of another version is
+#: rebuilt (2: a compaction's replaced entries include the tail the previous one kept).
+SCHEMA_VERSION = 2
 INDEX_FILE = "index.sqlite3"
 _LOCK_FILE = "index.lock"
 #: How long a writer waits for another process's transaction before giving up (ms).

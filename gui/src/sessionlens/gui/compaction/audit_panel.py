@@ -209,6 +209,10 @@ class AuditPanel(QWidget):
             label += self.tr(" (summarized entries read from the predecessor %1)").replace(
                 "%1", audited.span_source.name)
         report = audited.report
+        if report.carried_tail_entry_ids:
+            label += self.tr(" · %1 of the summarized entries were the tail the previous "
+                             "compaction kept verbatim, taken out of the context here").replace(
+                "%1", str(len(report.carried_tail_entry_ids)))
         if report.total_loss:
             label += " · <b style='color:%1;'>%2</b>".replace("%1", FAIL_COLOR).replace(
                 "%2", self.tr("TOTAL LOSS: the summary is a fallback placeholder; every "
