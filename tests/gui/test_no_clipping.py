@@ -13,7 +13,7 @@ from fixtures.qt_app import SETTLE_MS, open_and_settle
 from fixtures.qt_clipping import find_clipping
 from fixtures.samples import SAMPLES_DIR
 from fixtures.scenarios import compaction_session
-from sessionlens.gui.app import VIEWS, start_view_run
+from sessionlens.gui.screenshot import VIEWS, start_view_run
 
 SIZES = ((1280, 800), (1600, 1000))
 #: The real samples the views are walked on (those present; the rest are skipped).

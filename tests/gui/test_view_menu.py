@@ -13,8 +13,9 @@ from fixtures.agent_lines import asst, jl, user
 from fixtures.qt_app import mount
 from fixtures.scenarios import write_session
 from sessionlens.gui.__main__ import split_subcommand
-from sessionlens.gui.app import VIEWS, parse_args
+from sessionlens.gui.app import parse_args
 from sessionlens.gui.prefs import Prefs
+from sessionlens.gui.screenshot import VIEWS
 
 RUN_MS = 30_000
 
@@ -127,7 +128,7 @@ def test_the_chart_shows_a_plain_frame_after_a_failed_open(
 
 def test_the_trace_screenshot_follows_a_path_from_before_the_first_compaction() -> None:
     from fixtures.factories import TranscriptBuilder
-    from sessionlens.gui.app import trace_example
+    from sessionlens.gui.screenshot import trace_example
 
     b = TranscriptBuilder()
     b.user("hello, no paths here")
@@ -144,7 +145,7 @@ def test_the_trace_screenshot_follows_a_path_from_before_the_first_compaction() 
 def test_the_memory_view_waits_for_the_health(qtbot: Any, make_main_window: Any,
                                               tmp_path: Path) -> None:
     from fixtures.scenarios import memory_session
-    from sessionlens.gui.app import wait_for_view
+    from sessionlens.gui.screenshot import wait_for_view
 
     (tmp_path / "s").mkdir()
     path, _ = memory_session(tmp_path / "s")

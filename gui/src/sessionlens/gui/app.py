@@ -1,10 +1,6 @@
 """Composition root: parse the command line, build paths, prefs, tasks, controller, window.
 
-Also runs ``--screenshot OUT.png [--size WxH] [--view NAME] [FILE]``: open the file (or the
-bundled sample), wait until loading, counting and planning have settled, show the view NAME
-(a workbench tab found by its title), grab the window and exit. For the compaction, audit and
-compare views of a file with compactions, the latest recorded compaction is selected and
-re-run with the panel's (offline) options first, so the view shows a summary and its audit. Nothing here holds
+``--screenshot`` hands the built app to ``screenshot.take_screenshot``. Nothing here holds
 domain logic; this module only decides what is created, in which order, and with what.
 """
 
@@ -16,41 +12,18 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from .context import AppContext
+from .screenshot import VIEWS, take_screenshot
+
 if TYPE_CHECKING:
-    import qasync
-    from PySide6.QtCore import SignalInstance
     from PySide6.QtWidgets import QApplication, QWidget
 
-    from sessionlens.engine import Transcript
+    from .prefs import Theme
 
-    from .compaction.mount import CompactionParts
-    from .export_flow import ExportActions
-    from .lineage.mount import LineageParts
-    from .main_window import MainWindow
-    from .memory.mount import MemoryParts
-    from .paths import AppPaths
-    from .prefs import Prefs, Theme
-    from .pruning.mount import PruningParts
-    from .search.mount import SearchParts
-    from .session_controller import SessionController
-    from .tasks import TaskRunner
-    from .trace.mount import TraceParts
-
-#: Give up on a screenshot after this long (ms) rather than hang a script.
-SCREENSHOT_TIMEOUT_MS = 180_000
-#: ``--view`` names and the workbench tab each one shows (timeline: the inspect page).
-VIEWS: dict[str, str] = {"timeline": "Timeline", "compaction": "Compaction", "audit": "Audit",
-                         "compare": "Compare", "lineage": "Lineage", "memory": "Memory",
-                         "trace": "Trace", "pruning": "Pruning"}
-#: Views filled off the UI thread after the file settles: the screenshot waits for them.
-WAIT_VIEWS = frozenset({"memory", "trace", "pruning"})
-#: Views that show a run: the screenshot re-runs the latest recorded compaction first.
-RUN_VIEWS = frozenset({"compaction", "audit", "compare"})
 APP_ID = "dev.sessionlens.SessionLens"
 
 
@@ -63,36 +36,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--size", default="1500x940", help="window size for --screenshot (WxH)")
     p.add_argument("--view", choices=tuple(VIEWS), default="timeline", metavar="NAME",
                    help="view for --screenshot: " + ", ".join(VIEWS) + " (default: timeline)")
+    p.add_argument("--query", metavar="TEXT",
+                   help="what --view search searches for (default: a path the file mentions)")
     p.add_argument("--theme", choices=("system", "light", "dark"), help="override the theme")
     return p.parse_args(list(argv))
-
-
-@dataclass
-class AppContext:
-    """Everything the composition root built (tests and benchmarks reach in through this)."""
-
-    app: QApplication
-    paths: AppPaths
-    prefs: Prefs
-    tasks: TaskRunner
-    controller: SessionController
-    window: MainWindow | None = None
-    loop: qasync.QEventLoop | None = None
-    exit_code: int = 0
-    #: The lineage controller and panel (``lineage_mount.LineageParts``).
-    lineage: LineageParts | None = None
-    #: The compaction controller and its tabs (``compaction_mount.CompactionParts``).
-    compaction: CompactionParts | None = None
-    #: The search controller, panel and dock (``search.mount.SearchParts``).
-    search: SearchParts | None = None
-    #: The memory-health controller and the Memory tab (``memory.mount.MemoryParts``).
-    memory: MemoryParts | None = None
-    #: The fact-trace controller and the Trace tab (``trace.mount.TraceParts``).
-    trace: TraceParts | None = None
-    #: The pruning tab (``pruning.mount.PruningParts``).
-    pruning: PruningParts | None = None
-    #: File ▸ Export summary… / Export transcript… (``export_flow.ExportActions``).
-    exports: ExportActions | None = None
 
 
 def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppContext:
@@ -228,144 +175,6 @@ def _install_excepthook(ctx: AppContext) -> None:
     sys.excepthook = hook
 
 
-def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline") -> None:
-    """Wait for the session to settle, show ``view`` (with something in it), grab, exit."""
-    from PySide6.QtCore import QTimer
-
-    c, win, app = ctx.controller, ctx.window, ctx.app
-    assert win is not None
-    w, _, h = size.partition("x")
-    win.resize(int(w), int(h))
-    done = {"shot": False, "sessions": False, "settled": False,
-            "ready": view not in RUN_VIEWS and view not in WAIT_VIEWS}
-
-    def finish(code: int) -> None:
-        ctx.exit_code = code
-        app.exit(code)
-
-    def grab() -> None:
-        if done["shot"] or not (done["sessions"] and done["settled"] and done["ready"]):
-            return
-        done["shot"] = True
-        out.parent.mkdir(parents=True, exist_ok=True)
-        ok = win.grab().save(str(out))
-        print(f"screenshot {'written' if ok else 'FAILED'}: {out}")
-        finish(0 if ok else 1)
-
-    def later() -> None:
-        QTimer.singleShot(600, grab)
-
-    def settled() -> None:
-        if c.is_busy() or c.transcript is None or done["settled"]:
-            return
-        done["settled"] = True
-        if not win.show_tab(VIEWS[view]):
-            print(f"no {view!r} view in this build; available views: "
-                  + ", ".join(n for n, t in VIEWS.items() if t in win.tab_titles()), file=sys.stderr)
-            finish(2)
-            return
-        if view in RUN_VIEWS or view in WAIT_VIEWS:
-            waiting = start_view_run(ctx, view) if view in RUN_VIEWS else wait_for_view(ctx, view)
-            if waiting is None:
-                done["ready"] = True
-            else:
-                waiting.connect(run_ready)
-        target = c.plan.first_kept_entry_id if c.plan is not None else None
-        if target is None and c.transcript.active_path:
-            target = c.transcript.active_path[-1]
-        if target and view == "timeline":
-            c.select(target)
-        later()
-
-    def sessions_listed(*_args: object) -> None:
-        done["sessions"] = True
-        later()
-
-    def run_ready(*_args: object) -> None:
-        done["ready"] = True
-        later()
-
-    c.sessions_ready.connect(sessions_listed)
-    c.sessions_failed.connect(sessions_listed)
-    if ctx.compaction is not None and view in RUN_VIEWS:
-        comp = ctx.compaction.controller
-        for signal in (comp.run_failed, comp.run_cancelled, comp.write_failed):
-            signal.connect(run_ready)
-
-    def give_up() -> None:
-        print("screenshot timed out", file=sys.stderr)
-        finish(2)
-
-    c.settled.connect(settled)
-
-    def load_failed(message: str) -> None:
-        print(message, file=sys.stderr)
-        finish(1)
-
-    c.failed.connect(load_failed)
-    QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, give_up)
-
-
-def trace_example(t: Transcript) -> str | None:
-    """Something worth tracing for a screenshot: the first path-like word a user or tool
-    wrote before the first compaction (else the file's first such word)."""
-    import re
-
-    first = next((i for i, e in enumerate(t.entries) if e.type == "compaction"), len(t.entries))
-    for entries in (t.entries[:first], t.entries):
-        for e in entries:
-            text = e.message.text if e.message is not None else ""
-            m = re.search(r"(?<![\w/])/[A-Za-z][\w.-]*/[\w./-]{3,}", text)
-            if m:
-                return m.group(0).rstrip(".")
-    return None
-
-
-def wait_for_view(ctx: AppContext, view: str) -> SignalInstance | None:
-    """The signal that says ``view`` is filled, or None when it already is (or cannot be)."""
-    if view == "memory" and ctx.memory is not None:
-        return None if ctx.memory.panel.health is not None else ctx.memory.controller.health_ready
-    if view == "trace" and ctx.trace is not None and ctx.controller.transcript is not None:
-        text = trace_example(ctx.controller.transcript)
-        if text is None:
-            return None
-        ctx.trace.panel.trace(text)
-        return ctx.trace.controller.ready
-    if view == "pruning" and ctx.pruning is not None:
-        if ctx.pruning.delay is not None:
-            return None
-        if ctx.pruning.stale:  # showing the tab usually started it already: not twice
-            ctx.pruning.refresh()
-        return ctx.pruning.panel.shown
-    return None
-
-
-def start_view_run(ctx: AppContext, view: str) -> SignalInstance | None:
-    """Give a run view something to show: the compaction view a fresh run of the planned
-    cut, audit and compare a re-run of the latest recorded compaction (selected first).
-    Local providers only (a screenshot sends nothing anywhere). Returns the signal that
-    says the run is shown, or None when there is nothing to run."""
-    parts, t = ctx.compaction, ctx.controller.transcript
-    if parts is None or t is None:
-        return None
-    opts = parts.panel.options()
-    if opts.is_remote:
-        return None
-    recorded = [e.id for e in t.compactions if e.id in ctx.controller.path_pos]
-    if recorded:
-        ctx.controller.select(recorded[-1])
-        idx = parts.compare.compactions.findData(recorded[-1])
-        if idx >= 0:
-            parts.compare.compactions.setCurrentIndex(idx)
-    if parts.controller.plan is not None and (view == "compaction" or not recorded):
-        parts.panel.run()
-        return parts.controller.writes_ready
-    if recorded:
-        parts.controller.rerun_compaction(recorded[-1], opts)
-        return parts.controller.audit_ready
-    return None
-
-
 def run_app(argv: Sequence[str]) -> int:
     """Start the desktop app (or take a screenshot); returns the exit code."""
     args = parse_args(argv)
@@ -390,7 +199,7 @@ def run_app(argv: Sequence[str]) -> int:
     ctx.loop = loop
     _install_excepthook(ctx)
     if args.screenshot is not None:
-        take_screenshot(ctx, args.screenshot, args.size, args.view)
+        take_screenshot(ctx, args.screenshot, args.size, args.view, args.query)
     ctx.window.show()
     ctx.controller.open(initial_file(args, ctx))
     ctx.controller.discover()

@@ -62,6 +62,17 @@ class SearchController(QObject):
         self._rebuild_index_object()
         self.refresh()
 
+    def scope(self, folder: Path, dirs: Sequence[Path]) -> None:
+        """Search only ``dirs``, in an index of its own at ``folder``.
+
+        An update drops from its index every file it no longer finds, so searching fewer
+        folders in the user's own index would empty it of the rest (the screenshot command
+        searches one folder this way)."""
+        self._folder = folder
+        chosen = list(dirs)
+        self._session_dirs = lambda: chosen
+        self._rebuild_index_object()
+
     def _rebuild_index_object(self) -> None:
         self.index = SearchIndex(self._folder, embeddings=self._embeddings,
                                  session_dirs=self._session_dirs)
