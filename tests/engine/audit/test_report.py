@@ -226,6 +226,23 @@ def test_a_compaction_takes_out_the_tail_the_previous_one_kept() -> None:
     assert tail_user.id in lost and u.id not in lost  # the summary names /srv/b/two.py only
 
 
+def test_a_cut_inside_the_previous_kept_tail_replaces_only_what_lies_before_it() -> None:
+    """Replay keeps everything from firstKeptEntryId on, so a cut inside the tail the previous
+    compaction kept (OpenClaw's region starts there) keeps the rest of it and the region."""
+    b = TranscriptBuilder()
+    b.user("first")
+    t1 = b.user("tail one about /srv/a.py")
+    t2 = b.assistant("tail two")
+    t3 = b.user("tail three")
+    b.compaction(summary=_safeguard("first"), first_kept=t1.id)
+    b.user("after the first compaction")
+    second = b.compaction(summary=_safeguard("tail one about /srv/a.py"), first_kept=t3.id)
+    t = b.build()
+    span = compaction_span(t, second.id)
+    assert span.kept_tail
+    assert span.carried_tail_entry_ids == span.summarized_entry_ids == (t1.id, t2.id)
+
+
 @pytest.mark.parametrize(("prefix", "compaction_id", "carried"),
                          [("01_", 1, 66), ("04_", 1, 15), ("04_", 2, 10), ("03_", 1, 19)])
 def test_real_compactions_took_out_the_tail_the_previous_one_kept(

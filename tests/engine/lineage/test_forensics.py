@@ -103,6 +103,19 @@ def test_the_tail_one_compaction_kept_is_replaced_by_the_next() -> None:
     assert f2.estimated_context_tokens == 50 + 1_000 + 600 + 200
 
 
+def test_a_cut_inside_the_kept_tail_is_no_hard_boundary() -> None:
+    b = TranscriptBuilder()
+    _turn(b, 20_000)
+    keep = _turn(b, 45_000, size=500)  # the first compaction keeps this turn (1,000 tokens)
+    later = _turn(b, 45_500, size=50)  # ...and this one (100 tokens)
+    b.compaction(text_of(50), first_kept=keep)
+    _turn(b, 46_000, size=300)
+    b.compaction(text_of(40), first_kept=later)  # cut inside that kept tail
+    _f1, f2 = analyze_compactions(b.build(), CFG)
+    assert not f2.hard_boundary
+    assert f2.replaced_tokens == 50 + 1_000  # the previous summary and the tail before the cut
+
+
 def test_off_path_compactions_are_examined_on_their_own_branch() -> None:
     b = TranscriptBuilder()
     _turn(b, 45_000)

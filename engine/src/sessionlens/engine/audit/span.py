@@ -18,12 +18,11 @@ from dataclasses import dataclass
 
 from sessionlens.engine.errors import AuditError
 from sessionlens.engine.model import Entry, Transcript
-from sessionlens.engine.plan.cutpoints import region_bounds
+from sessionlens.engine.plan.cutpoints import carried_tail_indices, region_bounds
 
 __all__ = ["CompactionSpan", "carried_tail", "compaction_span", "default_compaction_id",
            "path_to", "span_on_path"]
 
-_BOUNDARIES = ("compaction", "reset")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,38 +68,32 @@ def default_compaction_id(transcript: Transcript) -> str:
     raise AuditError(f"{transcript.path}: the transcript holds no compaction to audit")
 
 
-def carried_tail(before: Sequence[Entry], boundary: int | None) -> Sequence[Entry]:
-    """The entries the boundary ``before[boundary]`` (a compaction or reset) kept verbatim:
-    from its ``firstKeptEntryId``, when that is found before it, up to it. The context held
-    them until the next compaction."""
-    if boundary is None:
-        return ()
-    wanted = before[boundary].first_kept_entry_id
-    start = next((i for i in range(boundary) if before[i].id == wanted), None)
-    if wanted is None or start is None:
-        return ()
-    return [e for e in before[start:boundary] if e.type not in _BOUNDARIES]
+def carried_tail(before: Sequence[Entry], boundary: int | None) -> list[Entry]:
+    """The entries the boundary ``before[boundary]`` kept verbatim, which the context held
+    until the next compaction (``plan.cutpoints.carried_tail_indices``)."""
+    return [before[i] for i in carried_tail_indices(before, boundary)]
 
 
 def span_on_path(before: Sequence[Entry], entry: Entry) -> CompactionSpan:
-    """The span of compaction ``entry``, given the path that leads to it (``before``)."""
+    """The span of compaction ``entry``, given the path that leads to it (``before``).
+
+    Its ``firstKeptEntryId`` normally lies in the region after the previous boundary; one
+    inside the previous kept tail (an OpenClaw cut may go there) keeps the rest of that tail
+    and the whole region, so only the part of the tail before it was replaced."""
     start, boundary = region_bounds(before)
     # a reset ends the region but is not a compaction: the previous one is looked for past it
     previous = next((e.id for e in reversed(before) if e.type == "compaction"), None)
-    carried = carried_tail(before, boundary)
-    region = before[start:]
-    end = len(region)
-    kept = False
-    if entry.first_kept_entry_id is not None:
-        for i, item in enumerate(region):
-            if item.id == entry.first_kept_entry_id:
-                end, kept = i, True
-                break
+    wanted = entry.first_kept_entry_id
+    cut = next((i for i in range(len(before) - 1, -1, -1) if before[i].id == wanted), None)
+    kept = cut is not None
+    end = len(before) if cut is None else max(cut, start)
+    carried = [before[i] for i in carried_tail_indices(before, boundary)
+               if cut is None or i < cut]
     return CompactionSpan(
         compaction_id=entry.id,
-        summarized_entry_ids=tuple(e.id for e in (*carried, *region[:end])),
+        summarized_entry_ids=tuple(e.id for e in (*carried, *before[start:end])),
         previous_compaction_id=previous,
-        first_kept_entry_id=entry.first_kept_entry_id,
+        first_kept_entry_id=wanted,
         kept_tail=kept,
         carried_tail_entry_ids=tuple(e.id for e in carried),
     )

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from sessionlens.engine.audit.span import carried_tail, path_to
+from sessionlens.engine.audit.span import carried_tail, path_to, span_on_path
 from sessionlens.engine.contract.templates import fallback_text
 from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import region_bounds, usage_context
@@ -114,13 +114,13 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     prev = before[boundary] if boundary is not None else None
     prev_comp = prev if prev is not None and prev.type == "compaction" else None
     prev_summary = estimate_tokens_from_chars(len(prev_comp.summary or "")) if prev_comp is not None else 0
-    # the tail the previous boundary kept verbatim: in the context until this compaction,
-    # and out of it after (``audit.span``: the same entries the audit judges)
-    carried = sum(pi_tokens(transcript, e, tokens) for e in carried_tail(before, boundary)
-                  if is_message_entry(e))
+    # the tail the previous boundary kept verbatim was in the context until this compaction;
+    # what it replaced is its span (``audit.span``: the entries the audit judges)
+    tail = [(e, pi_tokens(transcript, e, tokens)) for e in carried_tail(before, boundary)
+            if is_message_entry(e)]
     estimates = [n if is_message_entry(e) else 0
                  for e, n in zip(region, pi_tokens_each(transcript, region, tokens), strict=True)]
-    estimated = prev_summary + carried + sum(estimates)
+    estimated = prev_summary + sum(n for _, n in tail) + sum(estimates)
     context = estimate_context_tokens(region, estimates, prev_summary)
     window = context_window_of(before, settings, transcript.header)
     threshold = settings.threshold(window)
@@ -134,11 +134,12 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         else "threshold" if context > threshold
         else "size-guard" if limit and active >= limit
         else "manual")
-    region_ids = [e.id for e in region]
     kept_id = comp.first_kept_entry_id
-    hard = kept_id is None or kept_id == comp.id or kept_id not in region_ids
-    cut = region_ids.index(kept_id) if kept_id is not None and not hard else len(region)
-    replaced = prev_summary + carried + sum(estimates[:cut])
+    span = span_on_path(before, comp)
+    hard = not span.kept_tail
+    gone = set(span.summarized_entry_ids)
+    replaced = prev_summary + sum(n for e, n in (*tail, *zip(region, estimates, strict=True))
+                                  if e.id in gone)
     summary_tokens = estimate_tokens_from_chars(len(comp.summary or ""))
     flags: list[CompactionFlag] = []
     if trigger not in ("overflow-retry", "size-guard") and threshold > 0 and (

@@ -34,8 +34,8 @@ from .rules import CUT_RULES
 __all__ = [
     "CUT_RULES", "CutPoint", "Preparation", "describe_entry", "find_turn_start_index",
     "find_valid_cut_points", "frame_safe_positions", "frames_cut_point", "hard_boundary_cut",
-    "is_cut_entry", "is_turn_start", "region_bounds", "snap_user_cut", "usage_context",
-    "user_turns_cut_point",
+    "carried_tail_indices", "is_cut_entry", "is_turn_start", "region_bounds", "snap_user_cut",
+    "usage_context", "user_turns_cut_point",
 ]
 
 #: Message roles pi accepts as the first kept message (``findValidCutPoints``).
@@ -113,6 +113,22 @@ def region_bounds(path: Sequence[Entry]) -> tuple[int, int | None]:
         if path[i].type in _BOUNDARY_TYPES:
             return i + 1, i
     return 0, None
+
+
+def carried_tail_indices(path: Sequence[Entry], boundary: int | None) -> list[int]:
+    """Indices of the tail the boundary ``path[boundary]`` (a compaction or reset) kept
+    verbatim: from its ``firstKeptEntryId``, when that is found before it, up to it.
+
+    Replay keeps them in the context until the next compaction, which takes them out: pi
+    0.58 starts that compaction's region after the boundary and never summarizes them;
+    OpenClaw 2026.9 starts it at the boundary's ``firstKeptEntryId``."""
+    if boundary is None:
+        return []
+    wanted = path[boundary].first_kept_entry_id
+    start = next((i for i in range(boundary) if path[i].id == wanted), None)
+    if wanted is None or start is None:
+        return []
+    return [i for i in range(start, boundary) if path[i].type not in _BOUNDARY_TYPES]
 
 
 def frame_safe_positions(entries: Sequence[Entry], start: int, end: int) -> list[bool]:
