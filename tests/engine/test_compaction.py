@@ -109,3 +109,26 @@ def test_cancel_propagates_and_nothing_is_kept() -> None:
     t = _transcript()
     with pytest.raises(SummarizationCancelled):
         asyncio.run(run_compaction(t, _plan(t), OfflineProvider(), cancel=lambda: True))
+
+
+def test_a_pi_rule_run_summarizes_the_tail_the_last_compaction_kept() -> None:
+    """pi 0.58 would drop the last compaction's kept tail unsummarized; the run hands it to
+    the summarizer with the region, so the summary carries its specifics and the audit,
+    which judges the summary on it too, passes."""
+    b = TranscriptBuilder()
+    b.user(f"Set up the repo {text_of(200)}")
+    b.assistant("Done", usage=2_000)
+    tail = b.user("The canary runs on edge-7f3a91.example.net:8443, keep an eye on it").id
+    b.assistant("Watching edge-7f3a91.example.net:8443", usage=3_000)
+    b.compaction("## Goal\n- set up the repo", first_kept=tail)
+    for i in range(4):
+        b.user(f"Please fix /srv/app/module_{i}.py {text_of(400)}")
+        b.assistant(f"Fixed module {i}", usage=4_000 + i)
+    t = b.build()
+    plan = plan_compaction(t, DEFAULT_SETTINGS, manual=True, keep_recent_tokens=200,
+                           cut_rule="pi-0.58")
+    assert plan.carried_tail_entry_ids[0] == tail and tail not in plan.summarize_entry_ids
+    out = asyncio.run(run_compaction(t, plan, OfflineProvider(), CompactionOptions()))
+    assert "edge-7f3a91.example.net:8443" in out.summary
+    assert tail in out.audit.summarized_entry_ids
+    assert out.audit.passed, out.audit.reasons

@@ -96,3 +96,26 @@ def test_one_value_per_figure_on_a_real_openclaw_session(qtbot: Any, qloop: Any,
     ctx = make_main_window()
     parts = mount(qtbot, ctx, copy, keep_recent=4000)
     _check_screen(qtbot, ctx, parts)
+
+
+@pytest.mark.samples
+def test_the_cut_preview_says_how_many_of_the_summarized_the_last_compaction_kept(
+        qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path,
+        samples_dir: Path) -> None:
+    """Sample 01 is pi's own session: pi's rule leaves out the tail its last compaction kept,
+    which this cut takes out of the context, so SessionLens summarizes it with the rest."""
+    src = sample_path(samples_dir, "01_")
+    copy = tmp_path / src.name
+    shutil.copyfile(src, copy)
+    ctx = make_main_window()
+    parts = mount(qtbot, ctx, copy, keep_recent=20_000)
+    plan, f = ctx.controller.plan, ctx.controller.figures
+    assert plan is not None and f is not None and plan.cut_rule == "pi-0.58"
+    carried = len(plan.carried_tail_entry_ids)
+    assert carried > 0 and f.entries_summarized == len(plan.summarized_entry_ids)
+    text = re.sub(r"<[^>]+>", "", ctx.window.tokens.prediction.text())
+    assert (f"{f.entries_summarized:,} {FIGURE_LABELS['entries_summarized']} "
+            f"({carried:,} of them the last compaction kept verbatim)") in text
+    assert (f"{carried:,} of the {FIGURE_LABELS['entries_summarized']} are the tail the last "
+            "compaction kept verbatim: pi-0.58 alone would drop them unsummarized"
+            ) in parts.panel.cut_label.text()

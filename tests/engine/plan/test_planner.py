@@ -97,7 +97,15 @@ def test_previous_compaction_summary_details_and_region() -> None:
     assert plan.previous_compaction_id == comp.id == plan.boundary_entry_id
     assert plan.previous_summary == comp.summary
     assert plan.region_entry_ids == t.active_path[start:]
-    assert plan.file_ops == FileOps(read_files=("/z.py",), modified_files=("/y.py",))
+    # pi's region starts after the compaction, yet replay drops the tail it kept: SessionLens
+    # summarizes that tail first (pi alone would lose it) and lists its files with the rest
+    kept_from = t.active_path.index("00000006")
+    tail = t.active_path[kept_from:start - 1]
+    assert plan.carried_tail_entry_ids == tail
+    assert plan.summarized_entry_ids[:len(tail)] == tail
+    assert plan.chunks[0][:len(tail)] == tail
+    assert plan.file_ops == FileOps(read_files=("/src/b.py", "/z.py"),
+                                    modified_files=("/src/c.py", "/y.py"))
     # pi counts from the compaction on: usage before it is not "after" it, so pure
     # estimates plus the old summary
     region_est = sum(estimate_entry_tokens(t.entry(i)) for i in t.active_path[start:])
@@ -105,7 +113,7 @@ def test_previous_compaction_summary_details_and_region() -> None:
     # OpenClaw summarizes again what the previous compaction kept (from its firstKeptEntryId),
     # and counts the replayed context: the kept assistant's usage (9500) plus what follows
     oc = plan_compaction(t, WINDOW, cut_rule="openclaw-2026.9")
-    kept_from = t.active_path.index("00000006")
+    assert oc.carried_tail_entry_ids == ()  # its region already holds the tail
     assert [i for i in oc.region_entry_ids if i != comp.id] == [
         i for i in t.active_path[kept_from:] if i != comp.id]
     assert oc.summarize_entry_ids[0] == "00000006" and comp.id not in oc.summarize_entry_ids
@@ -283,8 +291,14 @@ def test_property_plan_partitions_region_and_is_deterministic(t, keep, rule, man
         assert plan.turn_start_entry_id == plan.first_kept_entry_id
     assert plan.kept_entry_ids == () or plan.kept_entry_ids[0] == plan.first_kept_entry_id
     chunked = [i for c in plan.chunks for i in c]
-    assert set(chunked) <= set(plan.summarize_entry_ids)
+    assert set(chunked) <= set(plan.carried_tail_entry_ids + plan.summarize_entry_ids)
     assert chunked == sorted(chunked, key=t.active_path.index)
+    # the carried tail lies before the region, and only where the rule's region leaves it out
+    assert not set(plan.carried_tail_entry_ids) & set(plan.region_entry_ids)
+    if plan.carried_tail_entry_ids:
+        assert plan.boundary_entry_id is not None and plan.previous_compaction_id is not None
+        assert (t.active_path.index(plan.carried_tail_entry_ids[-1])
+                < t.active_path.index(plan.boundary_entry_id))
     kept = set(plan.kept_entry_ids)
     gone = [t.entry(i) for i in plan.summarize_entry_ids + plan.turn_prefix_entry_ids]
     calls = {c.id for e in gone if e.message is not None for c in e.message.tool_calls}

@@ -85,8 +85,7 @@ def test_every_sample_gets_all_sections_and_only_real_identifiers(samples_dir: P
         assert not missing, f"{path.name}: {missing}"
         listed = listed_identifiers(result.summary)
         assert listed, path.name
-        hay = raw_haystack(t, plan.summarize_entry_ids + plan.turn_prefix_entry_ids,
-                           plan.previous_summary)
+        hay = raw_haystack(t, plan.summarized_entry_ids, plan.previous_summary)
         invented = [i for i in listed if i not in hay]
         assert not invented, f"{path.name}: {invented[:5]}"
         assert len(result.summary) <= 16_000

@@ -128,4 +128,7 @@ def test_goals_and_asks_are_the_users_words_on_sample_04(samples_dir: Path) -> N
         body = "\n".join(_section(result.summary, heading))
         assert "[message_id:" not in body and "System: [" not in body, heading
         assert "Pre-compaction memory flush" not in body and "NO_REPLY" not in body
-    assert "- hi" in _section(result.summary, "## Goal")
+    # the first ask is the one the last compaction kept verbatim (its carried tail), in the
+    # user's own words: the "[message_id: ...]" envelope around it is gone
+    assert plan.carried_tail_entry_ids
+    assert _section(result.summary, "## Goal")[0] == "- 咋回事现在"

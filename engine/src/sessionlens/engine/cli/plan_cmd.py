@@ -94,6 +94,7 @@ def plan_summary(plan: CompactionPlan, figures: Figures) -> dict[str, Any]:
         "turn_start_entry_id": plan.turn_start_entry_id,
         "summarize_entry_ids": list(plan.summarize_entry_ids),
         "turn_prefix_entry_ids": list(plan.turn_prefix_entry_ids),
+        "carried_tail_entry_ids": list(plan.carried_tail_entry_ids),
         "kept_entry_ids": list(plan.kept_entry_ids),
         "entries_summarized": figures.entries_summarized,
         "previous_compaction_id": plan.previous_compaction_id,
@@ -133,6 +134,10 @@ def _human(path: Path, opened: OpenedTranscript, s: dict[str, Any]) -> list[str]
              f"                {s['cut_reason']}",
              f"  summarize     {s['entries_summarized']:,} {L['entries_summarized']} in "
              f"{len(s['chunks'])} chunk(s) of at most {s['max_chunk_tokens']:,} tokens"]
+    if s["carried_tail_entry_ids"]:
+        lines.append(f"  carried       {len(s['carried_tail_entry_ids']):,} of them the previous "
+                     "compaction kept verbatim: they leave the context with this cut, and "
+                     f"{s['cut_rule']} alone would drop them unsummarized")
     if s["is_split_turn"]:
         lines.append(f"  split turn    opened by {s['turn_start_entry_id']}; "
                      f"{len(s['turn_prefix_entry_ids'])} entries summarized as the turn prefix")

@@ -35,6 +35,7 @@ from .chunks import (
 from .cutpoints import (
     CutPoint,
     Preparation,
+    carried_tail_indices,
     find_valid_cut_points,
     hard_boundary_cut,
     snap_user_cut,
@@ -119,11 +120,17 @@ class CompactionPlan:
     threshold_tokens: int | None = None
     #: keepRecentTokens as the rule applied it (OpenClaw divides it by reported / estimated).
     keep_recent_applied: float = 0.0
+    #: The tail the previous compaction kept verbatim, which leaves the context with this cut
+    #: but lies outside the rule's region (pi 0.58 starts after that compaction and would
+    #: drop it unsummarized; empty under OpenClaw 2026.9, whose region holds it). Summarized
+    #: ahead of ``summarize_entry_ids`` (the first ``chunks``) and audited with them.
+    carried_tail_entry_ids: tuple[str, ...] = ()
 
     @property
     def summarized_entry_ids(self) -> tuple[str, ...]:
-        """Everything the summary stands in for: the history plus a split turn's prefix."""
-        return self.summarize_entry_ids + self.turn_prefix_entry_ids
+        """Everything the summary stands in for: the carried tail, the history and a split
+        turn's prefix."""
+        return self.carried_tail_entry_ids + self.summarize_entry_ids + self.turn_prefix_entry_ids
 
     @property
     def region_entry_ids(self) -> tuple[str, ...]:
@@ -306,6 +313,13 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     summarized_at = [i for i in (*prep.prelude, *range(start, history_end)) if i not in skip]
     summarized = [path[i] for i in summarized_at]
     prefix = [path[i] for i in range(history_end, first) if i not in skip]
+    # the previous compaction's kept tail leaves the context with this cut too; a rule whose
+    # region starts after that compaction (pi) never summarizes it, so SessionLens gives it to
+    # the summarizer ahead of the region (the cut and every pi figure stay pi's own)
+    inside = {*summarized_at, *range(history_end, end)}  # the region's own entries
+    carried_at = ([i for i in carried_tail_indices(path, boundary) if i not in inside]
+                  if boundary is not None and path[boundary].type == "compaction" else [])
+    carried = [path[i] for i in carried_at]
     if not any(is_message_entry(e) for e in (*summarized, *prefix)):
         degenerate = (" (pi 0.58 would still write a compaction, with nothing the model "
                       "sees to summarize)"
@@ -328,7 +342,8 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     summary_budget = math.floor(0.8 * reserve)
     prefix_budget = math.floor(0.5 * reserve) if cut.is_split_turn and prefix else 0
 
-    messages = [(path[i], estimates[i]) for i in summarized_at if is_message_entry(path[i])]
+    messages = [(path[i], estimates[i]) for i in (*carried_at, *summarized_at)
+                if is_message_entry(path[i])]
     msg_entries = [e for e, _ in messages]
     msg_estimates = [t for _, t in messages]
     ratio = compute_adaptive_chunk_ratio(msg_estimates, window)
@@ -346,7 +361,7 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
         kept_entry_ids=tuple(e.id for e in path[first:end]),
         previous_summary=previous.summary if previous is not None else None,
         previous_compaction_id=previous.id if previous is not None else None,
-        file_ops=collect_file_ops((*summarized, *prefix), previous),
+        file_ops=collect_file_ops((*carried, *summarized, *prefix), previous),
         tokens_before=tokens_before,
         summary_budget_tokens=summary_budget,
         predicted_tokens_after=summary_budget + prefix_budget + kept_tokens,
@@ -369,4 +384,5 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
         rule_note=rule_note(rule, agent.agent),
         threshold_tokens=check,
         keep_recent_applied=prep.keep_used,
+        carried_tail_entry_ids=tuple(e.id for e in carried),
     )

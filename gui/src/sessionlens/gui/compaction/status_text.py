@@ -37,6 +37,11 @@ def plan_text(plan: CompactionPlan, f: Figures) -> str:
         "%7", f"{f.context_window:,}").replace("%8", f"{f.threshold:,}").replace(
         "%9", _tr("over: compaction due") if f.should_compact
         else _tr("below: compaction not due yet"))
+    if plan.carried_tail_entry_ids:  # they leave the context with this cut too
+        text += "\n" + _tr("%1 of the %L2 are the tail the last compaction kept verbatim: "
+                           "%2 alone would drop them unsummarized").replace(
+            "%L2", L["entries_summarized"]).replace(
+            "%1", f"{len(plan.carried_tail_entry_ids):,}").replace("%2", plan.cut_rule)
     return text + "\n" + _tr("Why here: %1").replace("%1", plan.cut_reason)
 
 

@@ -289,11 +289,16 @@ class TokenPanel(QWidget):
         verdict = self.tr("would compact now") if f.should_compact else self.tr("below threshold")
         split = f" · <span style='color:#e0861a'>{self.tr('splits a turn')}</span>" \
             if plan.is_split_turn else ""
+        # the last compaction's kept tail leaves the context too (summarized with the rest)
+        carried = len(plan.carried_tail_entry_ids)
+        carried_text = " (<span style='color:#e0861a'>%1</span>)".replace(
+            "%1", self.tr("%1 of them the last compaction kept verbatim").replace(
+                "%1", f"{carried:,}")) if carried else ""
         kept = (f"<code>{f.first_kept_entry_id}</code> (#{x})" if f.first_kept_entry_id
                 else self.tr("nothing (hard boundary)"))
         self.prediction.setText(
             f"<b>{self.tr('Cut preview')}</b>: {L['first_kept_entry_id']} {kept} · "
-            f"{f.entries_summarized:,} {L['entries_summarized']} · "
+            f"{f.entries_summarized:,} {L['entries_summarized']}{carried_text} · "
             f"{L['tokens_before']} <b>{f.tokens_before:,}</b> → "
             f"{L['predicted_tokens_after']} <b>{f.predicted_tokens_after:,}</b>{split}"
             f"<br/><span style='color:gray'>{L['threshold']} {f.threshold:,} · "
