@@ -113,7 +113,7 @@ def test_json_export_validates_against_schema(tmp_path: Path) -> None:
                    if json.loads(x).get("type") == "compaction")["summary"]
     assert data["summary"]["sha256"] == hashlib.sha256(summary.encode()).hexdigest()
     assert data["covered"] == {"first_entry_id": ids["ask"], "last_entry_id": ids["docs"],
-                               "entry_count": 4}
+                               "entry_count": 4, "carried_tail_count": 0}
     assert data["compaction_id"] == ids["compaction"]
     names = [c["name"] for c in data["audit"]["checks"]]
     assert names == ["content", "sections", "identifiers", "errors", "latest_ask", "budget"]
@@ -180,6 +180,13 @@ def test_sample_exports_validate(samples_dir: Path, tmp_path: Path) -> None:
             data = bundle_to_dict(bundle_for_compaction(transcript, comp.id))
             jsonschema.Draft202012Validator(export_schema()).validate(data)
             assert data["compaction_id"] == comp.id
+    # sample 01's second compaction took out the 66 entries its first one kept verbatim
+    transcript = load_transcript(sample_path(samples_dir, "01_"))
+    second = transcript.compactions[1].id
+    data = bundle_to_dict(bundle_for_compaction(transcript, second))
+    assert data["covered"]["carried_tail_count"] == 66
+    out = export_summary(bundle_for_compaction(transcript, second), "md", tmp_path / "s01.md")
+    assert "66 of them the previous compaction kept verbatim" in out.read_text(encoding="utf-8")
 
 
 def test_export_of_a_sessionlens_compaction_names_its_provider(tmp_path: Path) -> None:

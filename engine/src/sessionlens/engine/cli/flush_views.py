@@ -116,7 +116,7 @@ def memory_flush_lines(r: MemoryFlushReport) -> list[str]:
     """Readable lines: thresholds, the store's record, one line per cycle."""
     lines = [f"  memory flush  {'on' if r.enabled else 'off'}; runs at ~{r.soft_threshold:,} "
              f"tokens ({r.soft_threshold_tokens:,} below the threshold "
-             f"{r.compaction_threshold:,}; window {r.context_window:,} from {r.window_source})"
+             f"{r.compaction_threshold:,}; window {r.context_window:,}: {r.window_source})"
              f"; {len(r.turns)} flush turn(s)"]
     s = r.store
     if s is None:

@@ -72,6 +72,12 @@ def _code(value: str) -> str:
     return md_code(" ".join(value.split()))
 
 
+def _carried(d: dict[str, Any]) -> str:
+    """", N of them the previous compaction kept verbatim" when there are any."""
+    n = d["covered"].get("carried_tail_count") or 0
+    return f", {n} of them the previous compaction kept verbatim" if n else ""
+
+
 def _status(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
@@ -98,7 +104,8 @@ def render_markdown(d: dict[str, Any]) -> str:
         f"- Session: {d['source']['session_id'] or 'unknown'}",
         f"- Compaction: {d['compaction_id'] or 'new (not yet written)'}",
         f"- Covers entries {d['covered']['first_entry_id'] or '-'} .. "
-        f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']} entries)",
+        f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']} entries"
+        f"{_carried(d)})",
         f"- Summary sha256: `{d['summary']['sha256']}` ({d['summary']['chars']} characters)",
         f"- Provider / model: {d['provider'] or 'not recorded'} / {d['model'] or 'not recorded'}",
         f"- Summary: {_provenance(d)}",
@@ -153,7 +160,8 @@ def render_html(d: dict[str, Any]) -> str:
         ("Source", d["source"]["path"]), ("Source sha256", d["source"]["sha256"]),
         ("Session", d["source"]["session_id"]), ("Compaction", d["compaction_id"]),
         ("Covered entries", f"{d['covered']['first_entry_id'] or '-'} .. "
-                            f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']})"),
+                            f"{d['covered']['last_entry_id'] or '-'} ({d['covered']['entry_count']}"
+                            f"{_carried(d)})"),
         ("Summary sha256", d["summary"]["sha256"]), ("Provider", d["provider"]),
         ("Model", d["model"]), ("Summary", _provenance(d)), ("Template", f"{d['template']} (detected: {a['detected_template']})"),
         ("Identifier policy", a["identifier_policy"]), ("Instructions", (d["instructions"] + _focus_note(d)) if d["instructions"] else ""),

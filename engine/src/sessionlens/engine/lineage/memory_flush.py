@@ -205,11 +205,16 @@ def _verdict(c: _Cycle, path: Sequence[Entry], flush_at: dict[int, FlushTurn],
         return ("missed", "flush-never-ran",
                 f"due from {path[i].id} on ({why}); no flush turn in the cycle", i, None)
     if is_open:
+        # the peak of OpenClaw's own projection at turn starts, not the context shown beside
+        # it (the reported / exact / estimate figures): say which, so the two never read as
+        # two values of one number
         if c.peak >= level:
-            return ("due", None, f"context ~{c.peak:,} is past the soft threshold {level:,}: "
+            return ("due", None, f"the context the flush projects (last reported usage plus "
+                    f"estimates since) reached ~{c.peak:,}, past the soft threshold {level:,}: "
                     "the flush runs before the next turn", None, None)
-        return ("not-due", None, f"context ~{c.peak:,} is below the soft threshold {level:,}",
-                None, None)
+        return ("not-due", None, f"the context the flush projects (last reported usage plus "
+                f"estimates since) peaked at ~{c.peak:,} in this cycle, below the soft "
+                f"threshold {level:,}", None, None)
     if c.peak >= level:
         start = c.turn_starts[-1][1] if c.turn_starts else 0
         return ("missed", "compaction-before-flush",
