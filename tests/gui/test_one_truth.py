@@ -116,6 +116,10 @@ def test_the_cut_preview_says_how_many_of_the_summarized_the_last_compaction_kep
     text = re.sub(r"<[^>]+>", "", ctx.window.tokens.prediction.text())
     assert (f"{f.entries_summarized:,} {FIGURE_LABELS['entries_summarized']} "
             f"({carried:,} of them the last compaction kept verbatim)") in text
+    # the chart shades what leaves the context from the first carried entry to the cut
+    chart, pos = ctx.window.tokens.chart, ctx.controller.path_pos
+    assert chart.summarized.getRegion() == (
+        pos[plan.carried_tail_entry_ids[0]], pos[plan.first_kept_entry_id])
     assert (f"{carried:,} of the {FIGURE_LABELS['entries_summarized']} are the tail the last "
             "compaction kept verbatim: pi-0.58 alone would drop them unsummarized"
             ) in parts.panel.cut_label.text()

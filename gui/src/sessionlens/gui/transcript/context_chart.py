@@ -303,7 +303,8 @@ class ContextChart(pg.PlotWidget):  # type: ignore[misc]
         shown = valid[::step]
         self.ticks.setData(shown, [self._ymax * 0.012] * len(shown))
         cut_x = pos.get(plan.first_kept_entry_id) if plan.first_kept_entry_id else None
-        first = min((pos[e] for e in plan.summarize_entry_ids if e in pos), default=None)
+        # everything the summary stands in for, the last compaction's kept tail included
+        first = min((pos[e] for e in plan.summarized_entry_ids if e in pos), default=None)
         for item in (self.cut, self.tail, self.after_line, self.ticks):
             item.setVisible(cut_x is not None)
         if cut_x is None:
