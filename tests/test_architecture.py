@@ -98,7 +98,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "discover_sessions", "load_transcript",
     "CHARS_PER_TOKEN", "ContextPoint", "ENCODING_NAMES", "EntryTokens", "TokenReport",
     "context_series", "count_tokens", "ensure_tiktoken_data", "get_encoding",
-    "count_context_tokens", "use_count_cache", "user_folders",
+    "count_context_tokens", "outside_transcript", "use_count_cache", "user_folders",
     "CompactionPlan", "is_context_overflow", "plan_compaction", "plan_rerun",
     "PruningDelay", "pruning_delay",
     "ChatMessage", "Completion", "CompletionRequest", "DeltaCallback", "IDENTIFIER_POLICIES",

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel
 from fixtures.qt_app import mount
 from fixtures.samples import sample_path
 from fixtures.scenarios import write_session
-from sessionlens.engine import FIGURE_LABELS
+from sessionlens.engine import FIGURE_LABELS, outside_transcript
 from sessionlens.gui.compaction.accept_dialog import AcceptDialog
 
 RUN_MS = 60_000
@@ -95,6 +95,10 @@ def test_one_value_per_figure_on_a_real_openclaw_session(qtbot: Any, qloop: Any,
     shutil.copyfile(src, copy)
     ctx = make_main_window()
     parts = mount(qtbot, ctx, copy, keep_recent=4000)
+    # why exact is below reported: the engine's figure, on the totals line's tooltip
+    t, view = ctx.controller.transcript, ctx.controller.tokens
+    assert outside_transcript(t, view.report) == 10_315
+    assert "Not in the file: ~10,315 of the reported context" in ctx.window.tokens.totals.toolTip()
     _check_screen(qtbot, ctx, parts)
 
 

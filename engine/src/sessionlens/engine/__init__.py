@@ -154,6 +154,7 @@ if TYPE_CHECKING:
         use_count_cache,
     )
     from .tokens.estimate import CHARS_PER_TOKEN
+    from .tokens.outside import outside_transcript
     from .tokens.tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
 
 __all__ = [
@@ -176,7 +177,7 @@ __all__ = [
     # tokens
     "CHARS_PER_TOKEN", "ContextPoint", "ENCODING_NAMES", "EntryTokens", "TokenReport",
     "context_series", "count_context_tokens", "count_tokens", "ensure_tiktoken_data",
-    "get_encoding", "use_count_cache",
+    "get_encoding", "outside_transcript", "use_count_cache",
     # plan
     "CompactionPlan", "is_context_overflow", "plan_compaction", "plan_rerun",
     "PruningDelay", "pruning_delay",
@@ -302,6 +303,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "count_tokens", "use_count_cache",
     ),
     ".tokens.estimate": ("CHARS_PER_TOKEN",),
+    ".tokens.outside": ("outside_transcript",),
     ".tokens.tokenizer": ("ENCODING_NAMES", "ensure_tiktoken_data", "get_encoding"),
 }
 

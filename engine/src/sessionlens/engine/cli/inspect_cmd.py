@@ -34,6 +34,7 @@ from sessionlens.engine.tokens.counts import (
     count_tokens,
     use_count_cache,
 )
+from sessionlens.engine.tokens.outside import outside_transcript
 from sessionlens.engine.tokens.text_counter import use_count_worker
 from sessionlens.engine.tokens.tokenizer import use_tokenizer_folder
 
@@ -68,12 +69,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(func=run)
 
 
-def _tokens(report: TokenReport, cache: CountCache | None) -> dict[str, Any]:
+def _tokens(t: Transcript, report: TokenReport, cache: CountCache | None) -> dict[str, Any]:
     """The ``tokens`` object: the context's three numbers, then what is known of the file."""
     return {
         "encoding": report.encoding,
         "reported_context": report.reported_context,
         "exact": report.exact_context,
+        "outside_transcript": outside_transcript(t, report),
         "estimate": report.estimate_context,
         "estimate_openclaw": report.estimate_context_openclaw,
         "agent_rule": report.agent_rule,
@@ -121,7 +123,7 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
         "active_path_length": len(t.active_path),
         "context_messages": len(t.context),
         "labels": dict(t.labels),
-        "tokens": _tokens(report, cache),
+        "tokens": _tokens(t, report, cache),
         "file_size": t.file_size,
         # in file order: tree checks (cycles, ...) report after the line-by-line parse
         "diagnostics": [{"line": d.line, "reason": d.reason, "severity": d.severity}
@@ -147,6 +149,20 @@ def _agent_estimate(s: dict[str, Any]) -> str:
            f"({tok['agent_rule']} rule)"
 
 
+def _outside(tok: dict[str, Any]) -> list[str]:
+    """Why exact and reported differ: what the provider counted beyond the file's messages."""
+    gap = tok.get("outside_transcript")
+    if gap is None:
+        return []
+    if gap >= 0:
+        return [f"  not in file   ~{gap:,} of the reported context: what the agent sends beside "
+                "the file's messages (system prompt, tool definitions, injected files) and the "
+                "provider's own tokenizer (reported minus the exact count of the context up to "
+                "the reported turn)"]
+    return [f"  not in file   none: {tok['encoding']} counts the context {-gap:,} higher than "
+            "the provider's own tokenizer did"]
+
+
 def _human(s: dict[str, Any]) -> list[str]:
     tok = s["tokens"]
     width = len(f"{max(s['entries']['total'], s['messages']['total']):,}")
@@ -164,6 +180,7 @@ def _human(s: dict[str, Any]) -> list[str]:
         f"  context       {s['context_messages']:,} messages after replay",
         f"  tokens        reported {reported} | exact {tok['exact']:,} ({tok['encoding']})"
         f" | estimate {tok['estimate']:,} (chars/4)   (context)",
+        *_outside(tok),
         _agent_estimate(s),
         f"  file tokens   exact {tok['file']['exact']:,}" if tok["file"]["counted"] else
         f"  file tokens   not counted ({tok['file']['pending_entries']:,} entries; "

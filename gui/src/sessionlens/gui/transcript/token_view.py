@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sessionlens.engine import FIGURE_LABELS
+from sessionlens.engine import FIGURE_LABELS, outside_transcript
 from sessionlens.gui import colors, shortcuts
 from sessionlens.gui.chart_paint import coalesce_repaints
 from sessionlens.gui.session_controller import SessionController, TokenView
@@ -248,7 +248,16 @@ class TokenPanel(QWidget):
         if resolved is not None:
             tip = "\n".join(f"{label}: {s.value:,} ({s.source})" if isinstance(s.value, int)
                             else f"{label}: {s.value} ({s.source})" for label, s in resolved.rows())
-            self.totals.setToolTip("\n".join([tip, *("⚠ " + w for w in resolved.warnings)]))
+            t = self._c.transcript
+            gap = outside_transcript(t, r) if t is not None else None
+            why = [] if gap is None else [self.tr(
+                "Not in the file: ~%1 of the reported context (what the agent sends beside the "
+                "file's messages: system prompt, tool definitions, injected files; and the "
+                "provider's own tokenizer). Exact counts only the file's messages.").replace(
+                "%1", f"{gap:,}") if gap >= 0 else self.tr(
+                "%1 counts the file's messages %2 higher than the provider's tokenizer did."
+                ).replace("%1", r.encoding).replace("%2", f"{-gap:,}")]
+            self.totals.setToolTip("\n".join([*why, tip, *("⚠ " + w for w in resolved.warnings)]))
         self._fit_labels()
 
     def _render(self, view: TokenView) -> None:
