@@ -70,11 +70,36 @@ def test_sample_03_lists_five_total_losses(samples_dir: Path) -> None:
     t = load_transcript(sample_path(samples_dir, "03_"))
     health = examine_memory(t, _settings(128_000))
     assert len(health.compactions) == 5
-    assert all("total-loss" in c.flags for c in health.compactions)
+    # five placeholders; the first replaced nothing (it kept its whole region), so it lost
+    # nothing: its audit failed, the other four are total losses
+    losses = {c.number for c in health.compactions if "total-loss" in c.flags}
+    assert losses == {2, 3, 4, 5}
+    first = next(c for c in health.compactions if c.number == 1)
+    assert first.tokens_replaced == 0 and "audit-failed" in first.flags
     # the one that replaced the most comes first
     assert health.compactions[0].tokens_replaced == max(c.tokens_replaced
                                                         for c in health.compactions)
     assert "flush-missed" in health.compactions[0].flags
+
+
+def test_a_compaction_that_drops_the_kept_tail_says_so(tmp_path: Path,
+                                                       samples_dir: Path) -> None:
+    """Sample 01 is pi's own session, whose rule never summarizes the tail the previous
+    compaction kept; sample 04's placeholders replaced nothing but that tail. A carried tail
+    with no specific in it (the memory session's "good, continue") loses nothing to flag."""
+    t = load_transcript(sample_path(samples_dir, "01_"))
+    rows = {c.number: c for c in examine_memory(t, _settings(200_000)).compactions}
+    assert "kept-tail-lost" not in rows[1].flags and "kept-tail-lost" in rows[2].flags
+    detail = rows[2].flag_details[rows[2].flags.index("kept-tail-lost")]
+    assert "of the 66 entries the previous compaction kept verbatim" in detail
+    t = load_transcript(sample_path(samples_dir, "04_"))
+    rows = {c.number: c for c in examine_memory(t, _settings(128_000)).compactions}
+    assert ["kept-tail-lost" in rows[n].flags for n in (1, 2, 3)] == [False, True, True]
+    path, ids = memory_session(tmp_path)
+    t = load_transcript(path)
+    lost = examine_memory(t, _settings(), store_record=None).get(ids["lost"])
+    assert lost is not None and lost.audit.carried_tail_entry_ids
+    assert "kept-tail-lost" not in lost.flags
 
 
 def test_audit_json_holds_the_memory_health(tmp_path: Path,

@@ -106,10 +106,13 @@ def test_sample_03_lists_five_total_losses(
     ctx = _open(qtbot, make_main_window, path)
     flags = _column(ctx, "flags")
     assert len(flags) == 5 == len(load_transcript(path).compactions)
-    assert all("total loss" in f for f in flags)
+    # the first placeholder replaced nothing (it kept its whole region): no loss to flag
+    numbers = _column(ctx, "number")
+    assert ["total loss" in f for f in flags] == [n != "1" for n in numbers]
     chart = ctx.window.tokens.chart
     tips = list(chart._tips.values())
-    assert len(tips) == 5 and all("TOTAL LOSS" in t for t in tips)
+    assert len(tips) == 5 and sum("TOTAL LOSS" in t for t in tips) == 4
+    assert sum("but it replaced nothing" in t for t in tips) == 1
 
 
 def test_sample_04_marks_its_flush_turn_on_the_chart(

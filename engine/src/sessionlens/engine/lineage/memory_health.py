@@ -35,14 +35,15 @@ if TYPE_CHECKING:
 __all__ = ["HEALTH_FLAG_TEXT", "CompactionHealth", "HealthFlag", "MemoryHealth", "Severity",
            "examine_memory", "memory_health", "memory_health_json", "trigger_reason"]
 
-HealthFlag = Literal["total-loss", "audit-failed", "summary-not-smaller", "far-below-threshold",
-                     "summary-growth", "flush-missed", "flush-skipped"]
+HealthFlag = Literal["total-loss", "audit-failed", "kept-tail-lost", "summary-not-smaller",
+                     "far-below-threshold", "summary-growth", "flush-missed", "flush-skipped"]
 Severity = Literal["critical", "warning", "notice", "ok"]
 
 #: Readable words for each flag (the CLI prints them, the GUI shows them).
 HEALTH_FLAG_TEXT: dict[str, str] = {
     "total-loss": "fallback placeholder: total loss",
     "audit-failed": "audit failed",
+    "kept-tail-lost": "dropped what the previous compaction kept verbatim",
     "summary-not-smaller": "summary not smaller than what it replaced",
     "far-below-threshold": "fired far below the threshold",
     "summary-growth": "summary grew past its predecessor",
@@ -51,7 +52,8 @@ HEALTH_FLAG_TEXT: dict[str, str] = {
 }
 _SEVERITY_RANK: dict[str, int] = {"critical": 0, "warning": 1, "notice": 2, "ok": 3}
 _FLAG_SEVERITY: dict[str, Severity] = {
-    "total-loss": "critical", "audit-failed": "warning", "flush-missed": "warning",
+    "total-loss": "critical", "audit-failed": "warning", "kept-tail-lost": "warning",
+    "flush-missed": "warning",
     "summary-not-smaller": "warning", "far-below-threshold": "notice",
     "summary-growth": "notice", "flush-skipped": "notice"}
 #: Skips that are no problem: the flush was not due, or does not exist for the agent.
@@ -135,11 +137,19 @@ def _flags(f: CompactionForensics, report: AuditReport,
            cycle: FlushCycle | None) -> list[tuple[HealthFlag, str]]:
     out: list[tuple[HealthFlag, str]] = []
     content = report.check("content")
-    if any(r in ("empty_summary", "fallback_summary") for r in content.reasons):
+    # a placeholder that replaced nothing (no entry, no previous summary) lost nothing
+    if report.total_loss or (f.fallback_summary and f.replaced_tokens > 0):
         out.append(("total-loss", content.detail))
     elif not report.passed:
         failed = [c.name for c in report.checks if not c.passed]
         out.append(("audit-failed", f"failed checks: {', '.join(failed)}"))
+    carried = set(report.carried_tail_entry_ids)
+    lost = [d for d in report.dropped if carried.intersection(d.entry_ids)]
+    if lost:  # replay took that tail out here, and the summary does not carry it
+        hit = carried.intersection(i for d in lost for i in d.entry_ids)
+        out.append(("kept-tail-lost", f"{len(lost)} specific(s) from {len(hit)} of the "
+                                      f"{len(carried)} entries the previous compaction kept "
+                                      "verbatim are not in this summary"))
     if "summary-not-smaller" in f.flags:
         out.append(("summary-not-smaller", f"summary ~{f.summary_tokens:,} tokens for "
                                            f"~{f.replaced_tokens:,} replaced"))

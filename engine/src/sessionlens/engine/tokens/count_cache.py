@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -83,13 +84,22 @@ class CountCache:
                 _unlink_all(path)
         except OSError as exc:
             return self._open_read_only(path, f"cache folder not writable ({exc.strerror or exc})")
-        for attempt in range(2):
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        attempt = 0
+        while attempt < 2:
             try:
                 self._db = self._connect(path)
                 return None
             except sqlite3.DatabaseError as exc:
                 self._close_db()
-                if attempt == 0 and _is_corrupt(exc):
+                # processes creating the file at once: switching a new database to WAL can
+                # answer "locked" at once, without waiting (SQLite's deadlock rule); it
+                # clears as soon as one of them is done, so wait and try again
+                if _is_locked(exc) and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
+                attempt += 1
+                if attempt == 1 and _is_corrupt(exc):
                     try:  # ours to throw away: it only held counts
                         _unlink_all(path)
                     except OSError:
@@ -200,6 +210,11 @@ class CountCache:
     def _degrade(self, why: str) -> None:
         self._close_db()
         self.note = why + "; new counts kept in memory"
+
+
+def _is_locked(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def _is_corrupt(exc: sqlite3.DatabaseError) -> bool:
