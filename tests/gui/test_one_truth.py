@@ -78,6 +78,16 @@ def _check_screen(qtbot: Any, ctx: Any, parts: Any) -> None:
     assert not [w for w in dlg.findChildren(QLabel) if "<timestamp>" in w.text()]
 
 
+def _open_copy(qtbot: Any, make_main_window: Any, tmp_path: Path, samples_dir: Path,
+               prefix: str, keep_recent: int) -> tuple[Any, Any]:
+    """A copy of the sample (a run may write beside it) open in a main window, planned."""
+    src = sample_path(samples_dir, prefix)
+    copy = tmp_path / src.name
+    shutil.copyfile(src, copy)
+    ctx = make_main_window()
+    return ctx, mount(qtbot, ctx, copy, keep_recent=keep_recent)
+
+
 def test_one_value_per_figure_on_a_generated_session(qtbot: Any, qloop: Any,
                                                      make_main_window: Any,
                                                      tmp_path: Path) -> None:
@@ -90,11 +100,7 @@ def test_one_value_per_figure_on_a_generated_session(qtbot: Any, qloop: Any,
 def test_one_value_per_figure_on_a_real_openclaw_session(qtbot: Any, qloop: Any,
                                                          make_main_window: Any, tmp_path: Path,
                                                          samples_dir: Path) -> None:
-    src = sample_path(samples_dir, "04_")
-    copy = tmp_path / src.name
-    shutil.copyfile(src, copy)
-    ctx = make_main_window()
-    parts = mount(qtbot, ctx, copy, keep_recent=4000)
+    ctx, parts = _open_copy(qtbot, make_main_window, tmp_path, samples_dir, "04_", 4000)
     # why exact is below reported: the engine's figure, on the totals line's tooltip
     t, view = ctx.controller.transcript, ctx.controller.tokens
     assert outside_transcript(t, view.report) == 10_315
@@ -108,11 +114,7 @@ def test_the_cut_preview_says_how_many_of_the_summarized_the_last_compaction_kep
         samples_dir: Path) -> None:
     """Sample 01 is pi's own session: pi's rule leaves out the tail its last compaction kept,
     which this cut takes out of the context, so SessionLens summarizes it with the rest."""
-    src = sample_path(samples_dir, "01_")
-    copy = tmp_path / src.name
-    shutil.copyfile(src, copy)
-    ctx = make_main_window()
-    parts = mount(qtbot, ctx, copy, keep_recent=20_000)
+    ctx, parts = _open_copy(qtbot, make_main_window, tmp_path, samples_dir, "01_", 20_000)
     plan, f = ctx.controller.plan, ctx.controller.figures
     assert plan is not None and f is not None and plan.cut_rule == "pi-0.58"
     carried = len(plan.carried_tail_entry_ids)
