@@ -9,6 +9,7 @@ options may stand anywhere: ``sessionlens --basedir X --self-test`` and
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 from collections.abc import Sequence
@@ -88,10 +89,8 @@ def _print_subcommands() -> None:
              "                        (with --basedir DIR the window step keeps its data under DIR)",
              "", "subcommands (headless; each has --help and --json):"]
     lines += [f"  {name:<21} {text}" for name, text in describe_subcommands()]
-    try:
+    with contextlib.suppress(BrokenPipeError):  # `sessionlens --help | head`
         print("\n".join(lines))
-    except BrokenPipeError:  # `sessionlens --help | head`
-        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

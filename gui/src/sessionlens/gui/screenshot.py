@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
     from .context import AppContext
 
-__all__ = ["RUN_VIEWS", "SCREENSHOT_TIMEOUT_MS", "VIEWS", "WAIT_VIEWS", "start_view_run",
-           "take_screenshot", "trace_example", "wait_for_view"]
+__all__ = ["RUN_VIEWS", "SCREENSHOT_TIMEOUT_MS", "VIEWS", "WAIT_VIEWS", "show_search",
+           "start_view_run", "take_screenshot", "trace_example", "wait_for_view"]
 
 #: Give up on a screenshot after this long (ms) rather than hang a script.
 SCREENSHOT_TIMEOUT_MS = 180_000

@@ -14,7 +14,7 @@ what was dropped. OpenClaw's own verdict is computed beside it and labelled as O
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sessionlens.engine.contract.ask import ask_overlap
@@ -306,6 +306,7 @@ def audit_summary(
     from_hook: bool = False,
     entities: Sequence[Identifier] | None = None,
     pinned: Sequence[PinnedText] = (),
+    carried_tail_entry_ids: Sequence[str] = (),
 ) -> AuditReport:
     """Audit ``summary`` as the replacement for ``summarized_entry_ids``.
 
@@ -358,6 +359,7 @@ def audit_summary(
         entities=span_entities,
         detected_template=detected,
         openclaw=openclaw_verdict(summary, entries, strict=identifier_policy == "strict"),
+        carried_tail_entry_ids=tuple(carried_tail_entry_ids),
     )
 
 
@@ -397,5 +399,6 @@ def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *
         budget_chars=None if transcript.format in _FREE_FORM_FORMATS else budget_chars,
         compaction_id=span.compaction_id,
         from_hook=entry.from_hook,
+        carried_tail_entry_ids=span.carried_tail_entry_ids,
     )
-    return replace(report, carried_tail_entry_ids=span.carried_tail_entry_ids)
+    return report

@@ -24,7 +24,6 @@ __all__ = ["CompactionSpan", "carried_tail", "compaction_span", "default_compact
            "path_to", "span_on_path"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class CompactionSpan:
     """The region a compaction summarized."""

@@ -87,6 +87,12 @@ class CompactionForensics:
     #: the same way): whatever it replaced is lost.
     fallback_summary: bool = False
 
+    @property
+    def total_loss(self) -> bool:
+        """A fallback placeholder that replaced something (entries or a previous summary):
+        all of it is gone. One that replaced nothing kept its whole region and lost nothing."""
+        return self.fallback_summary and self.replaced_tokens > 0
+
 
 def _branch_to(transcript: Transcript, entry_id: str, active_pos: dict[str, int]) -> list[Entry]:
     """Entries from the root to ``entry_id`` inclusive (the active path is sliced, not walked)."""

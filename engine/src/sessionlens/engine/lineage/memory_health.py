@@ -137,8 +137,7 @@ def _flags(f: CompactionForensics, report: AuditReport,
            cycle: FlushCycle | None) -> list[tuple[HealthFlag, str]]:
     out: list[tuple[HealthFlag, str]] = []
     content = report.check("content")
-    # a placeholder that replaced nothing (no entry, no previous summary) lost nothing
-    if report.total_loss or (f.fallback_summary and f.replaced_tokens > 0):
+    if report.total_loss or f.total_loss:
         out.append(("total-loss", content.detail))
     elif not report.passed:
         failed = [c.name for c in report.checks if not c.passed]

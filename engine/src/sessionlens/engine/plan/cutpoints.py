@@ -125,7 +125,8 @@ def carried_tail_indices(path: Sequence[Entry], boundary: int | None) -> list[in
     if boundary is None:
         return []
     wanted = path[boundary].first_kept_entry_id
-    start = next((i for i in range(boundary) if path[i].id == wanted), None)
+    # walked back from the boundary: the tail lies just before it, the root may be far
+    start = next((i for i in range(boundary - 1, -1, -1) if path[i].id == wanted), None)
     if wanted is None or start is None:
         return []
     return [i for i in range(start, boundary) if path[i].type not in _BOUNDARY_TYPES]

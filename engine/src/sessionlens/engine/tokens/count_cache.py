@@ -15,6 +15,7 @@ says why in ``note``; counting never fails because of it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 import threading
@@ -85,8 +86,8 @@ class CountCache:
         except OSError as exc:
             return self._open_read_only(path, f"cache folder not writable ({exc.strerror or exc})")
         deadline = time.monotonic() + BUSY_TIMEOUT_S
-        attempt = 0
-        while attempt < 2:
+        may_discard = True  # a corrupt file is ours to throw away, once: it only held counts
+        while True:
             try:
                 self._db = self._connect(path)
                 return None
@@ -98,15 +99,13 @@ class CountCache:
                 if _is_locked(exc) and time.monotonic() < deadline:
                     time.sleep(0.02)
                     continue
-                attempt += 1
-                if attempt == 1 and _is_corrupt(exc):
-                    try:  # ours to throw away: it only held counts
-                        _unlink_all(path)
-                    except OSError:
-                        break
-                    continue
-                return self._open_read_only(path, f"cache not writable ({exc})")
-        return self._open_read_only(path, "cache file unusable")
+                if not (may_discard and _is_corrupt(exc)):
+                    return self._open_read_only(path, f"cache not writable ({exc})")
+                may_discard = False
+                try:
+                    _unlink_all(path)
+                except OSError:
+                    return self._open_read_only(path, "cache file unusable")
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
@@ -146,10 +145,8 @@ class CountCache:
 
     def _close_db(self) -> None:
         if self._db is not None:
-            try:
+            with contextlib.suppress(sqlite3.Error):  # closing what failed to open
                 self._db.close()
-            except sqlite3.Error:
-                pass
             self._db = None
 
     def close(self) -> None:

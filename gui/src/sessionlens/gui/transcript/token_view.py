@@ -212,7 +212,7 @@ class TokenPanel(QWidget):
             lines.append(self.tr("tokensBefore recorded %1").replace("%1", f"{f.recorded_tokens_before:,}"))
         lines.append(self.tr("summary %1 tokens replacing %2").replace("%1", f"{f.summary_tokens:,}")
                      .replace("%2", f"{f.replaced_tokens:,}"))
-        if f.fallback_summary and f.replaced_tokens > 0:
+        if f.total_loss:
             lines.append("⚠ " + self.tr("TOTAL LOSS: the summary is a fallback placeholder, "
                                         "so everything it replaced is gone"))
         elif f.fallback_summary:
