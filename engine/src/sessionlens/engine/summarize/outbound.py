@@ -61,8 +61,8 @@ def plan_entries(transcript: Transcript, ids: Sequence[str]) -> list[Entry]:
 
 def plan_chunks(plan: CompactionPlan) -> list[tuple[str, ...]]:
     """The history stretches in the order they are summarized (one stretch if unchunked)."""
-    return [tuple(c) for c in plan.chunks if c] or (
-        [tuple(plan.summarize_entry_ids)] if plan.summarize_entry_ids else [])
+    history = plan.carried_tail_entry_ids + plan.summarize_entry_ids
+    return [tuple(c) for c in plan.chunks if c] or ([history] if history else [])
 
 
 def _raw_prompts(transcript: Transcript, plan: CompactionPlan, instructions: str, template: str,
