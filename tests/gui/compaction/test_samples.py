@@ -51,3 +51,21 @@ def test_sample_offline_compaction_accept_and_reload(
     assert not [d for d in successor.diagnostics if d.severity == "error"]
     qtbot.waitUntil(lambda: ctx.controller.path == result.successor_path, timeout=60_000)
     settle(qtbot, ctx)
+
+
+def test_the_progress_bar_ends_on_the_plans_chunk_count(
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path, samples_dir: Path) -> None:
+    """Sample 01's plan has two chunks: the finished run says "chunk 2 of 2", the number the
+    planned cut shows, not "chunk 1 of 1"."""
+    matches = sorted(samples_dir.glob("01_*.jsonl"))
+    if not matches:
+        pytest.skip("sample 01 not found")
+    path = tmp_path / matches[0].name
+    shutil.copy2(matches[0], path)
+    ctx = make_app()
+    parts = mount(qtbot, ctx, path, keep_recent=20_000)
+    chunks = len(parts.controller.plan.chunks)
+    assert chunks == 2 and f"in {chunks} chunk(s)" in parts.panel.cut_label.text()
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=60_000):
+        parts.panel.run()
+    assert parts.panel.progress.text() == f"chunk {chunks} of {chunks}"

@@ -321,8 +321,12 @@ class CompactionPanel(QWidget):
         self.usage.setText(usage)
 
     def _on_finished(self, record: RunRecord) -> None:
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1)
+        if self.progress.maximum() > 0:  # every chunk of the plan done: "chunk N of N"
+            self.progress.setValue(self.progress.maximum())
+        else:  # no chunk was reported (nothing but a split turn's prefix)
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+            self.progress.setFormat(self.tr("done"))
         self._fill_summary(record)
         self._set_status(finished_text(record))
         self._update_buttons()
