@@ -1,7 +1,9 @@
 """The recall tools over one session: its overview, a fact's trace, a compaction's losses,
 and the original text of entries. Each takes a loaded transcript (and a loader that refuses
 files outside the scope, for the chain and predecessor files it may read) and returns one
-record of ``results``; nothing here writes, and the caller redacts the answer.
+record of ``results``; nothing here writes, and the caller redacts the answer (with the
+secret values of the entries it was cut from, which ``fact_trace`` and ``compaction_drops``
+return beside it).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from sessionlens.engine.opened import (
 )
 from sessionlens.engine.sessions.discovery import session_infos
 
-from .result_redaction import redact_text, safe_snippet
+from .result_redaction import known_secrets, redact_text, safe_snippet
 from .results import (
     CompactionDrops,
     CompactionFate,
@@ -75,9 +77,10 @@ def session_overview(transcript: Transcript, load: Loader) -> SessionOverview:
 
 
 def fact_trace(transcript: Transcript, text: str, load: Loader, *,
-               chain: bool = True) -> FactTraceResult:
+               chain: bool = True) -> tuple[FactTraceResult, frozenset[str]]:
     """Follow ``text`` through the session (and its chain of predecessor and successor
-    files in the scope): who mentioned it, and which compaction dropped it."""
+    files in the scope): who mentioned it, and which compaction dropped it; and the secret
+    values of the entries shown."""
     transcripts: tuple[Transcript, ...] = (transcript,)
     if chain:
         loaded, _ = load_chain_transcripts(transcript.path, load=load)
@@ -85,24 +88,29 @@ def fact_trace(transcript: Transcript, text: str, load: Loader, *,
     trace = trace_fact(transcripts, text)
     lost = trace.lost_at
     mentions = trace.mentions[:MAX_MENTIONS]
+    by_path = {t.path: t for t in transcripts}
+    known = known_secrets(entry_original_text(e) for m in mentions
+                          if (e := by_path[m.path].get(m.entry_id)) is not None)
     return FactTraceResult(
         path=str(transcript.path), query=trace.query, answer=describe_trace(trace),
         lost_at=f"compaction {lost.number} ({lost.compaction_id})" if lost else None,
         lost_at_compaction_id=lost.compaction_id if lost else None,
         files=tuple(str(p) for p in trace.files),
         mentions=tuple(MentionLine(str(m.path), m.entry_id, m.timestamp, m.role,
-                                   safe_snippet(m.snippet), m.on_active_path)
+                                   safe_snippet(m.snippet, known), m.on_active_path)
                        for m in mentions),
         mentions_total=len(trace.mentions),
         compactions=tuple(CompactionFate(c.number, c.compaction_id, str(c.path), c.timestamp,
                                          c.status, c.in_summary, c.in_kept_tail,
-                                         c.on_active_path) for c in trace.compactions))
+                                         c.on_active_path) for c in trace.compactions)
+    ), known
 
 
 def compaction_drops(transcript: Transcript, compaction_id: str | None, load: Loader, *,
-                     limit: int = MAX_DROPPED) -> CompactionDrops:
+                     limit: int = MAX_DROPPED) -> tuple[CompactionDrops, frozenset[str]]:
     """What a recorded compaction (default: the last) summarized and which specifics of
-    that span its summary does not carry."""
+    that span its summary does not carry; and the secret values of the entries they are
+    from (a dropped value is shown without the words that made it a secret)."""
     audited = audit_compaction_in_chain(transcript, compaction_id or None, load=load)
     report = audited.report
     cid = report.compaction_id or ""
@@ -112,6 +120,11 @@ def compaction_drops(transcript: Transcript, compaction_id: str | None, load: Lo
     preview = redact_text(summary)
     if len(preview) > PREVIEW_CHARS:
         preview = preview[:PREVIEW_CHARS].rsplit(" ", 1)[0] + "…"
+    shown = report.dropped[:max(1, limit)]
+    span = load(audited.span_source) if audited.span_source is not None else transcript
+    mentioned = dict.fromkeys(i for d in shown for i in d.entry_ids)
+    known = known_secrets([summary, *(entry_original_text(e) for i in mentioned
+                                      if (e := span.get(i)) is not None)])
     return CompactionDrops(
         path=str(transcript.path), compaction_id=cid,
         number=ids.index(cid) + 1 if cid in ids else 0,
@@ -120,9 +133,10 @@ def compaction_drops(transcript: Transcript, compaction_id: str | None, load: Lo
         summarized_entries=len(report.summarized_entry_ids),
         coverage=tuple(f"{c.cls} {c.found}/{c.total}" for c in report.coverage if c.total),
         dropped=tuple(DroppedFact(d.value, d.cls, d.context, d.entry_ids[:MAX_ENTRY_IDS])
-                      for d in report.dropped[:max(1, limit)]),
+                      for d in shown),
         dropped_total=len(report.dropped), summary_preview=preview,
-        span_source=str(audited.span_source) if audited.span_source is not None else None)
+        span_source=str(audited.span_source) if audited.span_source is not None else None,
+    ), known
 
 
 def entry_original_text(entry: Entry) -> str:

@@ -27,7 +27,7 @@ from sessionlens.engine.search.search_index import SearchIndex, search_index_dir
 from sessionlens.engine.sessions.discovery import default_session_dirs
 
 from . import lookups
-from .result_redaction import redact_result, safe_snippet
+from .result_redaction import known_secrets, redact_result, safe_snippet
 from .results import (
     CompactionDrops,
     FactTraceResult,
@@ -134,14 +134,20 @@ class Recall:
         stats = self.index.update()
         results = self.index.search(query, paths=self.scope.roots, agent=agent, since=when,
                                     limit=limit)
-        hits = tuple(SessionHitView(
-            str(h.path), h.entry_id, h.role, h.agent, h.session_id, h.timestamp,
-            round(h.score, 4), safe_snippet(h.snippet),
-            HitFateView(h.fate.status, fate_text(h.fate), h.fate.compaction_id,
-                        tuple(h.fate.missing)))
-            for h in results.hits if self.scope.contains(h.path))
+        hits: list[SessionHitView] = []
+        for h in results.hits:
+            if not self.scope.contains(h.path):
+                continue
+            # the entry's secrets, found in its whole text: the snippet may show one bare
+            known = known_secrets([self.index.entry_text(h.path, h.entry_id)])
+            hits.append(redact_result(SessionHitView(
+                str(h.path), h.entry_id, h.role, h.agent, h.session_id, h.timestamp,
+                round(h.score, 4), safe_snippet(h.snippet, known),
+                HitFateView(h.fate.status, fate_text(h.fate), h.fate.compaction_id,
+                            tuple(h.fate.missing))), known))
         notes = (*results.notes, *(f"skipped {p}" for p in stats.problems[:5]))
-        return redact_result(SearchAnswer(results.query, hits, results.mode, tuple(notes)))
+        return redact_result(SearchAnswer(results.query, tuple(hits), results.mode,
+                                          tuple(notes)))
 
     def session_overview(self, session: str) -> SessionOverview:
         return redact_result(lookups.session_overview(self._session(session), self.load))
@@ -149,12 +155,12 @@ class Recall:
     def trace_fact(self, session: str, text: str) -> FactTraceResult:
         if not text.strip():
             raise ConfigError("text: give the words, path, error or identifier to follow")
-        return redact_result(lookups.fact_trace(self._session(session), text, self.load))
+        return redact_result(*lookups.fact_trace(self._session(session), text, self.load))
 
     def compaction_dropped(self, session: str, compaction_id: str | None = None
                            ) -> CompactionDrops:
-        return redact_result(lookups.compaction_drops(self._session(session), compaction_id,
-                                                      self.load))
+        return redact_result(*lookups.compaction_drops(self._session(session), compaction_id,
+                                                       self.load))
 
     def original_text(self, session: str, entry_ids: Sequence[str], offset: int = 0,
                       max_chars: int = 4000) -> OriginalText:

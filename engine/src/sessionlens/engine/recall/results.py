@@ -3,6 +3,8 @@
 Plain frozen dataclasses of strings, numbers and tuples, so the MCP adapter publishes their
 shape as each tool's output schema and a model reads the same fields every time. Lists are
 bounded by the tool (``shown`` of ``total``); long texts are paged (``next_offset``).
+Frozen but not slotted: the SDK reads a class's attributes as field defaults, and a slot
+descriptor is no JSON value (it then publishes no schema at all).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SessionLine:
     """One session file in the scope."""
 
@@ -31,14 +33,14 @@ class SessionLine:
     title: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SessionList:
     sessions: tuple[SessionLine, ...]
     total: int
     roots: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class HitFateView:
     """What compaction did to a search hit, in words and as fields."""
 
@@ -50,7 +52,7 @@ class HitFateView:
     missing: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SessionHitView:
     path: str
     entry_id: str
@@ -63,7 +65,7 @@ class SessionHitView:
     fate: HitFateView
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SearchAnswer:
     query: str
     hits: tuple[SessionHitView, ...]
@@ -72,7 +74,7 @@ class SearchAnswer:
     notes: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CompactionLine:
     """One compaction as the overview lists it (worst first, as memory health orders them)."""
 
@@ -88,7 +90,7 @@ class CompactionLine:
     flags: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SessionOverview:
     path: str
     agent: str | None
@@ -106,7 +108,7 @@ class SessionOverview:
     compactions: tuple[CompactionLine, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MentionLine:
     path: str
     entry_id: str
@@ -116,7 +118,7 @@ class MentionLine:
     on_active_path: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CompactionFate:
     """What one compaction of the chain did with the fact."""
 
@@ -132,7 +134,7 @@ class CompactionFate:
     on_active_path: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FactTraceResult:
     path: str
     query: str
@@ -147,7 +149,7 @@ class FactTraceResult:
     compactions: tuple[CompactionFate, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class DroppedFact:
     value: str
     #: Identifier class: path, url, error, command, number, ...
@@ -158,7 +160,7 @@ class DroppedFact:
     entry_ids: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CompactionDrops:
     path: str
     compaction_id: str
@@ -176,7 +178,7 @@ class CompactionDrops:
     span_source: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class EntryText:
     entry_id: str
     role: str
@@ -186,7 +188,7 @@ class EntryText:
     chars: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class OriginalText:
     path: str
     entries: tuple[EntryText, ...]
