@@ -117,3 +117,16 @@ def test_a_chain_is_traced_only_inside_the_scope(tmp_path: Path) -> None:
     assert t.files == (last,)
     with pytest.raises(ScopeError):
         alone.session_overview(str(files.transcripts[0]))
+
+
+def test_the_default_scope_is_the_agents_folders_and_the_searchs(tmp_path: Path,
+                                                                 samples_dir: Path) -> None:
+    from sessionlens.engine.search.roots import add_root
+    from sessionlens.engine.search.search_index import search_index_dir
+
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    add_root(search_index_dir(tmp_path / "cache"), samples_dir)
+    recall = Recall(tmp_path / "cache", default_dirs=lambda: [agents])
+    assert recall.scope.roots == (agents.resolve(), samples_dir.resolve())
+    assert recall.index.session_dirs() == [agents, samples_dir.resolve()]

@@ -89,6 +89,8 @@ class Recall:
             scope_dirs = default_dirs
         self.index = SearchIndex(index_folder, session_dirs=scope_dirs)
         self._lock = threading.Lock()
+        #: one index update at a time (a client may send two searches at once)
+        self._index_lock = threading.Lock()
         self._loaded: OrderedDict[Path, Transcript] = OrderedDict()
 
     # loading, inside the scope only ---------------------------------------------------------
@@ -131,9 +133,10 @@ class Recall:
             raise ScopeError("no session folders configured: nothing to search")
         when = _parse_since(since)
         limit = max(1, min(limit, MAX_SEARCH_HITS))
-        stats = self.index.update()
-        results = self.index.search(query, paths=self.scope.roots, agent=agent, since=when,
-                                    limit=limit)
+        with self._index_lock:
+            stats = self.index.update()
+            results = self.index.search(query, paths=self.scope.roots, agent=agent,
+                                        since=when, limit=limit)
         hits: list[SessionHitView] = []
         for h in results.hits:
             if not self.scope.contains(h.path):
