@@ -24,5 +24,12 @@ def test_claude_code_and_codex_snippets(tmp_path: Path) -> None:
     table = tomllib.loads(codex.snippet)["mcp_servers"]["sessionlens"]
     assert [table["command"], *table["args"]] == argv
     assert codex.lines()[0] == "# codex: add to ~/.codex/config.toml"
+    with_env = registration_for("codex", env={"PYTHONPATH": "/src/engine"})
+    assert tomllib.loads(with_env.snippet)["mcp_servers"]["sessionlens"]["env"] == {
+        "PYTHONPATH": "/src/engine"}
+    assert "codex mcp add --env PYTHONPATH=/src/engine sessionlens -- " in with_env.shell_command
+    claude_env = registration_for("claude-code", env={"PYTHONPATH": "/src/engine"})
+    assert json.loads(claude_env.snippet)["mcpServers"]["sessionlens"]["env"] == {
+        "PYTHONPATH": "/src/engine"}
     with pytest.raises(ConfigError):
         registration_for("vim")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from pathlib import Path
 
@@ -44,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     if args.print_config:
         from sessionlens.engine.recall.registration import registration_for
 
-        emit_lines(registration_for(args.print_config, args.root, args.basedir).lines())
+        path = os.environ.get("PYTHONPATH")
+        emit_lines(registration_for(args.print_config, args.root, args.basedir,
+                                    env={"PYTHONPATH": path} if path else None).lines())
         return 0
     try:
         from sessionlens.engine.recall.mcp_adapter import serve_stdio

@@ -5,7 +5,8 @@ Claude Code takes a stdio server from ``claude mcp add [--scope user] <name> -- 
 "command", "args"}}}``); Codex from a ``[mcp_servers.<name>]`` table (``command``, ``args``)
 in ``~/.codex/config.toml`` (or ``codex mcp add <name> -- <command>``). The command is this
 Python running ``-m sessionlens.engine.cli mcp``, so it works without the console script on
-the agent's PATH. ``sessionlens integrate`` (another issue) may apply these; this module
+the agent's PATH; ``env`` (the CLI passes its own ``PYTHONPATH``, when set, so a source
+checkout's engine is the one the agent starts) goes into the entry. ``sessionlens integrate`` (another issue) may apply these; this module
 only says them (the dry run).
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,20 +59,27 @@ def _toml_str(value: str) -> str:
 
 
 def registration_for(agent: str, roots: Sequence[Path] = (), basedir: Path | None = None,
-                     python: str | None = None) -> McpRegistration:
+                     python: str | None = None, env: Mapping[str, str] | None = None
+                     ) -> McpRegistration:
     """The registration for ``agent`` ("claude-code" or "codex")."""
     argv = server_command(roots, basedir, python)
     command, args = argv[0], list(argv[1:])
     quoted = " ".join(shlex.quote(a) for a in argv)
+    env = dict(env or {})
+    flags = "".join(f" --env {shlex.quote(f'{k}={v}')}" for k, v in env.items())
     if agent == "claude-code":
         body = {"mcpServers": {SERVER_KEY: {"type": "stdio", "command": command,
-                                            "args": args, "env": {}}}}
+                                            "args": args, "env": env}}}
         return McpRegistration(agent, ".mcp.json (project) or ~/.claude.json (user scope)",
                                json.dumps(body, indent=2) + "\n",
-                               f"claude mcp add --scope user {SERVER_KEY} -- {quoted}", argv)
+                               f"claude mcp add --scope user{flags} {SERVER_KEY} -- {quoted}",
+                               argv)
     if agent == "codex":
         snippet = (f"[mcp_servers.{SERVER_KEY}]\ncommand = {_toml_str(command)}\n"
                    f"args = [{', '.join(_toml_str(a) for a in args)}]\n")
+        if env:
+            pairs = ", ".join(f"{_toml_str(k)} = {_toml_str(v)}" for k, v in env.items())
+            snippet += f"env = {{ {pairs} }}\n"
         return McpRegistration(agent, "~/.codex/config.toml", snippet,
-                               f"codex mcp add {SERVER_KEY} -- {quoted}", argv)
+                               f"codex mcp add{flags} {SERVER_KEY} -- {quoted}", argv)
     raise ConfigError(f"{agent!r}: no MCP registration known (claude-code, codex)")
