@@ -130,6 +130,7 @@ def test_a_planted_secret_is_in_no_answer(tmp_path: Path) -> None:
     root.mkdir()
     path = compacted_secret_session(root / "secrets.jsonl")
     ids = [e.id for e in load_transcript(path).entries]
+    before = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
     answers: list[CallToolResult] = []
 
     async def script(c: Client) -> None:
@@ -152,6 +153,7 @@ def test_a_planted_secret_is_in_no_answer(tmp_path: Path) -> None:
             offset = data(page)["next_offset"]
 
     serve(root, tmp_path / "base", script)
+    assert {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")} == before
     wire = [json.dumps(a.structured_content) + json.dumps([b.model_dump() for b in a.content])
             for a in answers]
     leaked = {kind: i for i, text in enumerate(wire) for kind, value in PLANTED.items()

@@ -130,3 +130,13 @@ def test_the_default_scope_is_the_agents_folders_and_the_searchs(tmp_path: Path,
     recall = Recall(tmp_path / "cache", default_dirs=lambda: [agents])
     assert recall.scope.roots == (agents.resolve(), samples_dir.resolve())
     assert recall.index.session_dirs() == [agents, samples_dir.resolve()]
+
+
+def test_warming_the_index_builds_it_before_the_first_search(tmp_path: Path) -> None:
+    (tmp_path / "chain").mkdir()
+    files = make_chain(tmp_path / "chain", depth=2)
+    recall = Recall(tmp_path / "cache", [files.folder])
+    assert recall.index.summary().files == 0
+    recall.warm_index()
+    assert recall.index.summary().files >= len(files.transcripts)
+    assert recall.search_sessions("mod1.py").notes == ()

@@ -14,6 +14,7 @@ import argparse
 import gc
 import os
 import sys
+import threading
 from pathlib import Path
 
 from sessionlens.engine._io.folders import user_folders
@@ -62,5 +63,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"sessionlens mcp: serving {len(recall.scope.roots)} folder(s): "
           f"{recall.scope.describe()}", file=sys.stderr)
     gc.enable()  # a one-shot command runs without the collector; a server lives for hours
+    threading.Thread(target=recall.warm_index, name="recall-index", daemon=True).start()
     serve_stdio(recall)
     return 0

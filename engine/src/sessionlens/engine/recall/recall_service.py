@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from sessionlens.engine.errors import ConfigError, LoadError, ScopeError
+from sessionlens.engine.errors import ConfigError, LoadError, ScopeError, SessionLensError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.search.fate import HitFate
@@ -91,6 +91,7 @@ class Recall:
         self._lock = threading.Lock()
         #: one index update at a time (a client may send two searches at once)
         self._index_lock = threading.Lock()
+        self._index_notes: list[str] = []
         self._loaded: OrderedDict[Path, Transcript] = OrderedDict()
 
     # loading, inside the scope only ---------------------------------------------------------
@@ -118,6 +119,17 @@ class Recall:
     def _session(self, session: str) -> Transcript:
         return self.load(self.scope.resolve(session))
 
+    def warm_index(self) -> None:
+        """Bring the search index up to date now (the server starts this on a thread, so the
+        first search does not wait for a first build); a failure is told by the next search."""
+        with self._index_lock:
+            try:
+                stats = self.index.update()
+            except SessionLensError as exc:
+                self._index_notes.append(f"index update at start failed: {exc}")
+                return
+            self._index_notes.extend(f"skipped {p}" for p in stats.problems[:5])
+
     # the tools ------------------------------------------------------------------------------
     def list_sessions(self, agent: str | None = None, limit: int = 20) -> SessionList:
         found = [s for s in self.scope.sessions() if not agent or s.agent == agent]
@@ -137,6 +149,7 @@ class Recall:
             stats = self.index.update()
             results = self.index.search(query, paths=self.scope.roots, agent=agent,
                                         since=when, limit=limit)
+            earlier, self._index_notes = self._index_notes, []
         hits: list[SessionHitView] = []
         for h in results.hits:
             if not self.scope.contains(h.path):
@@ -148,7 +161,7 @@ class Recall:
                 round(h.score, 4), safe_snippet(h.snippet, known),
                 HitFateView(h.fate.status, fate_text(h.fate), h.fate.compaction_id,
                             tuple(h.fate.missing))), known))
-        notes = (*results.notes, *(f"skipped {p}" for p in stats.problems[:5]))
+        notes = (*earlier, *results.notes, *(f"skipped {p}" for p in stats.problems[:5]))
         return redact_result(SearchAnswer(results.query, tuple(hits), results.mode,
                                           tuple(notes)))
 
