@@ -317,3 +317,12 @@ def test_the_writer_plans_files_itself_when_the_readers_fall_behind(
         assert conn.execute(query).fetchall() == other.execute(query).fetchall()
     for n in range(6):
         assert len(machine.index.search(f"plum{n}y").hits) == 1
+
+
+def test_an_entrys_indexed_text(machine: Machine) -> None:
+    machine.index.update()
+    path, entry_id = machine.facts["error"]
+    text = machine.index.entry_text(path.resolve(), entry_id)
+    assert "ECONNRESET from queue-worker-9f3a1c77" in text
+    assert "pgbouncer" not in text  # another file's entry
+    assert machine.index.entry_text(path.resolve(), "no-such-entry") == ""

@@ -22,7 +22,8 @@ went wrong and, where there is one, which file and line.
     │   ├── FileChangedError      the transcript changed between load and write
     │   └── AuditGateError        the summary failed its audit; nothing was written
     ├── ExportError               an export could not be produced
-    └── AuditError                nothing to audit (no such compaction, none in the file)
+    ├── AuditError                nothing to audit (no such compaction, none in the file)
+    └── ScopeError                a session outside the folders a read-only face may answer about
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "ProviderError",
     "ProviderTimeoutError",
     "ProviderUnavailableError",
+    "ScopeError",
     "SessionLensError",
     "SummarizationCancelled",
 ]
@@ -161,3 +163,8 @@ class ExportError(SessionLensError):
 
 class AuditError(SessionLensError):
     """There is nothing to audit: the transcript holds no compaction, or not the one asked for."""
+
+
+class ScopeError(SessionLensError):
+    """The session asked about is not in the folders the user let the recall server (``sessionlens
+    mcp``) answer about, or no session there matches the name given."""

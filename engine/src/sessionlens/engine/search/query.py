@@ -26,7 +26,8 @@ from .query_terms import Term, fts_query, parse_query, term_spans
 from .search_settings import SearchSettings
 from .vectors import nearest
 
-__all__ = ["Filters", "SearchHit", "SearchResults", "run_query", "text_score"]
+__all__ = ["Filters", "SearchHit", "SearchResults", "indexed_entry_text", "run_query",
+           "text_score"]
 
 #: Characters of context shown around a match.
 SNIPPET_CHARS = 240
@@ -181,6 +182,24 @@ def _segment_bounds(chunk: _Chunk, i: int) -> tuple[int, int]:
     start = int(chunk.segments[i][0])
     end = int(chunk.segments[i + 1][0]) if i + 1 < len(chunk.segments) else len(chunk.text)
     return start, end
+
+
+def indexed_entry_text(conn: sqlite3.Connection, path: Path | str, entry_id: str) -> str:
+    """All the index holds of one entry of ``path``: its segment of each chunk, in chunk
+    order (an overlap shows twice). The recall server finds the secrets of a hit's whole
+    entry here, so a snippet cut out of it can be cleaned of them."""
+    rows = conn.execute("SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id "
+                        "WHERE f.path = ? AND instr(c.segments, ?) > 0",
+                        (str(path), json.dumps(entry_id, ensure_ascii=False))).fetchall()
+    chunks = _load_chunks(conn, [r[0] for r in rows])
+    parts: list[str] = []
+    for cid in sorted(chunks):
+        chunk = chunks[cid]
+        for i, seg in enumerate(chunk.segments):
+            if str(seg[1]) == entry_id:
+                lo, hi = _segment_bounds(chunk, i)
+                parts.append(chunk.text[lo:hi])
+    return "\n".join(parts)
 
 
 def _segments(chunk: _Chunk, spans: list[tuple[int, int, int]],

@@ -22,7 +22,7 @@ from sessionlens.engine.sessions.discovery import default_session_dirs
 from .embeddings import EmbeddingsClient
 from .index_db import connect, index_dir, rebuild
 from .indexer import IndexStats, update_files
-from .query import Filters, SearchResults, run_query
+from .query import Filters, SearchResults, indexed_entry_text, run_query
 from .roots import add_root, read_roots, remove_root
 from .search_settings import DEFAULT_SEARCH_SETTINGS, SearchSettings
 from .vectors import embed_missing, prune_vectors
@@ -136,3 +136,7 @@ class SearchIndex:
                              model_key=client.model_key if client is not None else None)
 
         return self._run(op)
+
+    def entry_text(self, path: Path | str, entry_id: str) -> str:
+        """What the index holds of one entry's text ("" when it holds none)."""
+        return self._run(lambda conn: indexed_entry_text(conn, Path(path), entry_id))
