@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, str] = {
     "restore": "restore_cmd",
     "trace": "trace_cmd",
     "search": "search_cmd",
+    "watch": "watch_cmd",
 }
 
 
