@@ -15,7 +15,8 @@ def _session(folder: Path, name: str, turns: int = 2) -> Path:
     for n in range(turns):
         b.user(f"turn {n}")
         b.assistant(f"answer {n}", usage=1_000 * (n + 1))
-    return b.write(folder / name)
+    written: Path = b.write(folder / name)
+    return written
 
 
 def test_recent_sessions_join_and_idle_ones_leave(tmp_path: Path) -> None:

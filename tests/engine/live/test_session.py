@@ -15,9 +15,11 @@ from sessionlens.engine.opened import open_transcript
 
 
 def _copy(tmp_path: Path, prefix: str) -> Path:
+    """A copy of the sample where OpenClaw keeps sessions (the rule follows the folder)."""
     src = sample_path(SAMPLES_DIR, prefix)
-    return Path(shutil.copy(src, tmp_path / "agents" / "main" / "sessions" / src.name)) \
-        if (tmp_path / "agents" / "main" / "sessions").mkdir(parents=True) is None else src
+    folder = tmp_path / "agents" / "main" / "sessions"
+    folder.mkdir(parents=True)
+    return Path(shutil.copy(src, folder / src.name))
 
 
 def _turn(b: TranscriptBuilder, n: int, usage: int | None) -> None:
@@ -44,6 +46,7 @@ def test_appends_move_the_gauge_as_a_reload_would(tmp_path: Path, prefix: str) -
     _turn(b, 2, first.context_tokens + 5_000)  # a reported usage replaces the estimate
     b.append_to(path)
     live.poll()
+    assert live.stale_entries == (0 if prefix == "01_" else 4)  # still no reload
     again = gauge_of(open_transcript(path))
     assert live.gauge.context_tokens == again.context_tokens == first.context_tokens + 5_000
     assert live.gauge.turn_marks == again.turn_marks

@@ -50,8 +50,11 @@ def _shifted(change: TailChange) -> Iterator[RawLine]:
         yield line_no + base_line, start + base_offset, stop + base_offset, raw, ended
 
 
-def read_appended(transcript: Transcript, change: TailChange) -> Appended | None:
-    """The appended entries, or None when this format must be reloaded whole."""
+def read_appended(transcript: Transcript, change: TailChange, *, leaf_id: str | None = None,
+                  seen: frozenset[str] | set[str] = frozenset()) -> Appended | None:
+    """The appended entries, or None when this format must be reloaded whole. ``leaf_id`` is
+    where the path ends now (default: the transcript's leaf); ``seen`` holds the ids already
+    appended since the transcript was loaded."""
     if transcript.format not in LINEAR_FORMATS or change.kind != "appended":
         return None
     header = _header_line(transcript.path)
@@ -59,10 +62,10 @@ def read_appended(transcript: Transcript, change: TailChange) -> Appended | None
         return None
     parsed = parse_lines(iter([header, *_shifted(change)]), change.offset + len(change.data),
                          transcript.path)
-    parent = transcript.leaf_id
+    parent = transcript.leaf_id if leaf_id is None else leaf_id
     linear = True
     for entry in parsed.entries:
-        if entry.type == "compaction" or entry.id in transcript.index or (
+        if entry.type == "compaction" or entry.id in transcript.index or entry.id in seen or (
                 entry.parent_id != parent):
             linear = False
             break

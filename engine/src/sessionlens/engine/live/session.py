@@ -41,6 +41,8 @@ class LiveSession:
         self._open = opener or _default_opener(overrides or Overrides())
         self.opened: OpenedTranscript
         self.gauge: LiveGauge
+        self.agent = ""
+        self.session_id: str | None = None
         self.mark: FileMark
         #: Entries appended since ``opened`` was loaded (what the preview does not show yet).
         self.stale_entries = 0
@@ -55,15 +57,12 @@ class LiveSession:
         self.mark = mark
         self.gauge = gauge_of(self.opened)
         self.stale_entries = 0
-
-    @property
-    def agent(self) -> str:
-        return file_agent(self.opened.transcript).agent
-
-    @property
-    def session_id(self) -> str | None:
+        self._leaf_id = self.opened.transcript.leaf_id
+        self._appended_ids: set[str] = set()
+        # worked out once per load: file_agent may scan every entry of a 100 MB file
+        self.agent = file_agent(self.opened.transcript).agent
         header = self.opened.transcript.header
-        return header.id if header is not None else None
+        self.session_id = header.id if header is not None else None
 
     def event(self, kind: EventKind, detail: str, *, compaction_id: str | None = None,
                verdict: str | None = None, passed: bool | None = None,
@@ -88,9 +87,13 @@ class LiveSession:
         if change.kind == "removed":
             return [self.event("removed", "the file is gone")]
         before = set(e.id for e in self.opened.transcript.compactions)
-        appended = read_appended(self.opened.transcript, change)
+        appended = read_appended(self.opened.transcript, change, leaf_id=self._leaf_id,
+                                 seen=self._appended_ids)
         if appended is not None and appended.linear and change.mark is not None:
             self.mark = change.mark
+            if appended.entries:
+                self._leaf_id = appended.entries[-1].id
+                self._appended_ids.update(e.id for e in appended.entries)
             self.gauge = advance(self.gauge, appended.entries)
             self.stale_entries += len(appended.entries)
             return self._context_events()
