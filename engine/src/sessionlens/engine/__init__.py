@@ -84,6 +84,10 @@ if TYPE_CHECKING:
         memory_health,
     )
     from .lineage.trace import FactTrace, describe_trace, trace_fact
+    from .live.board import IDLE_SECONDS, LiveBoard
+    from .live.events import LiveEvent, event_json
+    from .live.gauge import LiveGauge
+    from .live.preview import NextCut, next_cut
     from .load.reader import load_transcript
     from .load.tree import build_transcript, children_of
     from .model import Diagnostic, Entry, ImageBlock, Transcript
@@ -213,6 +217,8 @@ __all__ = [
     "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
     "load_chain_transcripts",
     "CompactionHealth", "HEALTH_FLAG_TEXT", "MemoryHealth", "examine_memory", "memory_health",
+    # live: sessions followed while they are written
+    "IDLE_SECONDS", "LiveBoard", "LiveEvent", "LiveGauge", "NextCut", "event_json", "next_cut",
     # search
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
@@ -227,6 +233,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ".audit.dropped": ("CLASS_TITLES", "RecoveryPack", "build_recovery_pack"),
     ".audit.recorded": ("ChainAudit", "audit_compaction_in_chain", "audit_every_compaction"),
     ".audit.report": ("AuditReport", "audit_compaction", "audit_summary"),
+    ".live.board": ("IDLE_SECONDS", "LiveBoard"),
+    ".live.events": ("LiveEvent", "event_json"),
+    ".live.gauge": ("LiveGauge",),
+    ".live.preview": ("NextCut", "next_cut"),
     ".compaction": (
         "CompactionOptions", "CompactionOutcome", "audit_edit", "compaction_record",
         "edited_outcome", "prepare_write", "run_compaction", "tokens_after", "write_prepared",
