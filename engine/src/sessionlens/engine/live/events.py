@@ -8,13 +8,13 @@ from typing import Any, Literal
 
 from .gauge import LiveGauge
 
-__all__ = ["EventKind", "LiveEvent", "NEAR_FRACTION", "event_json", "verdict_line"]
+__all__ = ["EventKind", "LiveEvent", "THRESHOLD_NEAR_FRACTION", "event_json", "verdict_line"]
 
 EventKind = Literal["watching", "context", "threshold-near", "over-threshold", "compaction",
                     "reloaded", "removed", "idle"]
 
 #: The context's share of the threshold from which "threshold near" is said (once per cycle).
-NEAR_FRACTION = 0.85
+THRESHOLD_NEAR_FRACTION = 0.85
 
 
 @dataclass(frozen=True, slots=True)

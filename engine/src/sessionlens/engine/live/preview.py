@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from sessionlens.engine.audit.at_cut import audit_at_cut
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.opened import Figures, OpenedTranscript
-from sessionlens.engine.plan.planner import CompactionPlan
+from sessionlens.engine.plan.planner import CompactionPlan, is_message_entry
+from sessionlens.engine.tokens.estimate import entry_count_text
+
+#: How much of each summarized entry's text the preview shows.
+SNIPPET_CHARS = 120
 
 __all__ = ["NextCut", "next_cut"]
 
@@ -29,6 +33,8 @@ class NextCut:
     at_stake: tuple[tuple[str, str], ...]
     #: How many of them per class.
     by_class: tuple[tuple[str, int], ...]
+    #: The messages the cut would summarize: (entry id, role, the start of its text).
+    entries: tuple[tuple[str, str, str], ...] = ()
     #: Why there is no plan ("" when there is one).
     nothing: str = ""
 
@@ -38,8 +44,17 @@ def next_cut(opened: OpenedTranscript) -> NextCut:
     try:
         plan = opened.plan()
     except PlanError as exc:
-        return NextCut(None, None, (), (), str(exc).split(": ", 1)[-1])
+        return NextCut(None, None, (), (), nothing=str(exc).split(": ", 1)[-1])
     report = audit_at_cut(opened.transcript, "", plan=plan)
     stake = tuple((e.value, str(e.cls)) for e in report.entities)
     counts = Counter(cls for _, cls in stake)
-    return NextCut(plan, opened.figures(plan), stake, tuple(sorted(counts.items())))
+    t = opened.transcript
+    entries = []
+    for entry_id in plan.summarized_entry_ids:
+        entry = t.entry(entry_id)
+        if is_message_entry(entry):
+            role = entry.message.role if entry.message is not None else entry.type
+            text = " ".join(entry_count_text(entry).split())[:SNIPPET_CHARS]
+            entries.append((entry_id, role, text))
+    return NextCut(plan, opened.figures(plan), stake, tuple(sorted(counts.items())),
+                   tuple(entries))

@@ -19,7 +19,7 @@ from sessionlens.engine.opened import OpenedTranscript, Overrides, open_transcri
 from sessionlens.engine.plan.rules import file_agent
 
 from .appended import read_appended
-from .events import NEAR_FRACTION, EventKind, LiveEvent, verdict_line
+from .events import THRESHOLD_NEAR_FRACTION, EventKind, LiveEvent, verdict_line
 from .gauge import LiveGauge, advance, gauge_of
 from .tail import FileMark, follow, mark_file
 
@@ -117,11 +117,11 @@ class LiveSession:
                                       f"the threshold {g.threshold:,}: the agent compacts "
                                       "before its next turn"))
             self._near_said = True
-        elif g.fraction_of_threshold >= NEAR_FRACTION and not self._near_said:
+        elif g.fraction_of_threshold >= THRESHOLD_NEAR_FRACTION and not self._near_said:
             events.append(self.event("threshold-near", f"{g.fraction_of_threshold:.0%} of the "
                                       f"threshold{left}"))
             self._near_said = True
-        elif g.fraction_of_threshold < NEAR_FRACTION:
+        elif g.fraction_of_threshold < THRESHOLD_NEAR_FRACTION:
             self._near_said = False
         return events
 
