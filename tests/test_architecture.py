@@ -124,6 +124,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "compare_points", "point_transcript", "FactTrace", "describe_trace", "trace_fact",
     "load_chain_transcripts",
     "CompactionHealth", "HEALTH_FLAG_TEXT", "MemoryHealth", "examine_memory", "memory_health",
+    "IDLE_SECONDS", "LiveBoard", "LiveEvent", "LiveGauge", "NextCut", "THRESHOLD_NEAR_FRACTION",
+    "event_json", "next_cut", "AGENT_NAMES",
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
 ))

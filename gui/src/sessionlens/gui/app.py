@@ -52,6 +52,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .export_flow import ExportActions
     from .icons import ICON_KEYS, icon
     from .lineage.mount import mount_lineage
+    from .live.mount import mount_live
     from .main_window import MainWindow
     from .memory.mount import mount_memory
     from .paths import AppPaths, bundled_sample_path
@@ -104,6 +105,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
                               undo=ctx.lineage.controller.undo)
     ctx.trace = mount_trace(window, controller, tasks, ctx.compaction)
     ctx.pruning = mount_pruning(window, controller, tasks)
+    ctx.live = mount_live(window, controller, tasks, paths, ctx.compaction)
     ctx.exports = ExportActions(window, controller, tasks, ctx.compaction.controller)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:

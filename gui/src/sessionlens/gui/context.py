@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .compaction.mount import CompactionParts
     from .export_flow import ExportActions
     from .lineage.mount import LineageParts
+    from .live.mount import LiveParts
     from .main_window import MainWindow
     from .memory.mount import MemoryParts
     from .paths import AppPaths
@@ -53,5 +54,7 @@ class AppContext:
     trace: TraceParts | None = None
     #: The pruning tab (``pruning.mount.PruningParts``).
     pruning: PruningParts | None = None
+    #: The Live dock (``live.mount.LiveParts``).
+    live: LiveParts | None = None
     #: File ▸ Export summary… / Export transcript… (``export_flow.ExportActions``).
     exports: ExportActions | None = None

@@ -33,7 +33,8 @@ SCREENSHOT_TIMEOUT_MS = 180_000
 #: the timeline with the search dock open beside it).
 VIEWS: dict[str, str] = {"timeline": "Timeline", "compaction": "Compaction", "audit": "Audit",
                          "compare": "Compare", "lineage": "Lineage", "memory": "Memory",
-                         "trace": "Trace", "pruning": "Pruning", "search": "Timeline"}
+                         "trace": "Trace", "pruning": "Pruning", "search": "Timeline",
+                         "live": "Timeline"}
 #: Views filled off the UI thread after the file settles: the screenshot waits for them.
 WAIT_VIEWS = frozenset({"memory", "trace", "pruning"})
 #: Views that show a run: the screenshot re-runs the latest recorded compaction first.
@@ -52,7 +53,8 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
     w, _, h = size.partition("x")
     win.resize(int(w), int(h))
     done = {"shot": False, "sessions": False, "settled": False,
-            "ready": view not in RUN_VIEWS and view not in WAIT_VIEWS and view != "search"}
+            "ready": view not in RUN_VIEWS and view not in WAIT_VIEWS
+                     and view not in ("search", "live")}
 
     def finish(code: int) -> None:
         ctx.exit_code = code
@@ -81,6 +83,11 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
             return
         if view == "search" and not show_search(ctx, query, run_ready):
             done["ready"] = True
+        if view == "live":
+            from .live.showcase import show_live
+
+            if not show_live(ctx, run_ready):
+                done["ready"] = True
         if view in RUN_VIEWS or view in WAIT_VIEWS:
             waiting = start_view_run(ctx, view) if view in RUN_VIEWS else wait_for_view(ctx, view)
             if waiting is None:

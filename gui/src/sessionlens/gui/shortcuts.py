@@ -26,6 +26,7 @@ RESET_CUT: Key = "Ctrl+R"
 SEARCH_SESSIONS: Key = "Ctrl+Shift+F"
 PIN_ENTRY: Key = "Ctrl+P"
 WORKBENCH_FOCUS: Key = "Ctrl+Shift+W"
+LIVE_SESSIONS: Key = "Ctrl+Shift+L"
 
 ALL: dict[str, Key] = {name: value for name, value in globals().items()
                        if name.isupper() and name != "ALL"}

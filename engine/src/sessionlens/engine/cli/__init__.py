@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, str] = {
     "trace": "trace_cmd",
     "search": "search_cmd",
     "mcp": "mcp_cmd",
+    "watch": "watch_cmd",
 }
 
 

@@ -37,6 +37,11 @@ def emit_json(obj: Any) -> None:
     _out(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+def emit_json_line(obj: Any) -> None:
+    """Print one JSON object on one line (a stream of events: JSON Lines)."""
+    _out(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+
+
 def emit_lines(lines: list[str]) -> None:
     _out("\n".join(lines) + "\n")
 

@@ -1,0 +1,1 @@
+"""Following sessions while their agents write them: appended lines, the gauge, events."""

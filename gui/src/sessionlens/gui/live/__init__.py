@@ -1,0 +1,1 @@
+"""The Live dock: sessions being written now, their gauges, the next cut, compaction alerts."""
