@@ -25,13 +25,19 @@ from typing import Literal, TypeVar
 
 from .audit.quality_loop import QualityAttempt, QualityOutcome, run_with_quality_loop
 from .audit.report import AuditReport, audit_summary
+from .audit.span import taken_out
 from .contract.pinned import PinnedText, pinned_texts, with_pinned
 from .contract.templates import IdentifierPolicy
-from .errors import AuditGateError
+from .errors import AuditGateError, PersistError
 from .model import Transcript
 from .persist.dry_run import WritePlan, plan_write
 from .persist.provenance import SummaryProvenance
-from .persist.successor import CompactionRecord, WriteResult
+from .persist.successor import (
+    PI_FORMATS,
+    CompactionRecord,
+    WriteResult,
+    successor_removed_ids,
+)
 from .persist.writer import WriteMode, write_compaction
 from .plan.planner import CompactionPlan
 from .secrets import Redactor
@@ -46,6 +52,7 @@ __all__ = [
     "CompactionOutcome",
     "Offload",
     "audit_edit",
+    "audited_span",
     "compaction_record",
     "edited_outcome",
     "prepare_write",
@@ -80,6 +87,9 @@ class CompactionOptions:
     #: Entry ids the user pinned: before the cut their text is carried into the summary
     #: verbatim (and audited); after it they are kept anyway.
     pins: tuple[str, ...] = ()
+    #: How the result will be written: the audit judges the span that write takes out of
+    #: the context (a successor keeps the last summarized assistant turn verbatim).
+    write_mode: WriteMode = "successor"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +121,21 @@ class CompactionOutcome:
     @property
     def summarized_entry_ids(self) -> tuple[str, ...]:
         return self.plan.summarized_entry_ids
+
+
+def audited_span(transcript: Transcript, plan: CompactionPlan,
+                 mode: WriteMode = "successor") -> tuple[str, ...]:
+    """The entries the summary stands in for once written with ``mode``: the plan's span
+    less what the written file still holds (``audit.span.taken_out``, the rule the audit
+    of the written file applies too). For a file SessionLens cannot write, the plan's span."""
+    ids = plan.summarized_entry_ids
+    if mode != "successor" or transcript.format not in PI_FORMATS or transcript.header is None:
+        return ids
+    try:
+        removed = successor_removed_ids(transcript, plan.first_kept_entry_id)
+    except PersistError:
+        return ids
+    return taken_out(ids, transcript.index.keys() - removed)
 
 
 def tokens_after(plan: CompactionPlan, summary: str) -> int:
@@ -187,6 +212,7 @@ async def run_compaction(
         return text
 
     reports: list[AuditReport] = []
+    span = audited_span(transcript, plan, options.write_mode)
 
     async def audit(summary: str) -> AuditReport:
         # every attempt summarizes the same span: its entities are extracted once
@@ -194,7 +220,7 @@ async def run_compaction(
 
         def job() -> AuditReport:
             return audit_summary(
-                transcript, summary, summarized_entry_ids=plan.summarized_entry_ids,
+                transcript, summary, summarized_entry_ids=span,
                 template=options.template, identifier_policy=options.identifier_policy,
                 custom_identifiers=options.custom_identifiers, entities=entities,
                 pinned=pinned)
@@ -236,7 +262,7 @@ def audit_edit(transcript: Transcript, outcome: CompactionOutcome, summary: str)
     identifier policy and pins (pure; the GUI runs it off its UI thread as the user types)."""
     o = outcome.options
     return audit_summary(
-        transcript, summary, summarized_entry_ids=outcome.plan.summarized_entry_ids,
+        transcript, summary, summarized_entry_ids=outcome.audit.summarized_entry_ids,
         template=o.template, identifier_policy=o.identifier_policy,
         custom_identifiers=o.custom_identifiers, entities=outcome.audit.entities,
         pinned=outcome.pinned)
@@ -272,7 +298,7 @@ def user_summary_outcome(transcript: Transcript, plan: CompactionPlan, summary: 
     text, kinds = scrub_summary(summary, known)
     pinned = _scrubbed_pins(transcript, plan, options, known)
     report = audit_summary(
-        transcript, text, summarized_entry_ids=plan.summarized_entry_ids,
+        transcript, text, summarized_entry_ids=audited_span(transcript, plan, options.write_mode),
         template=options.template, identifier_policy=options.identifier_policy,
         custom_identifiers=options.custom_identifiers, pinned=pinned)
     result = SummaryResult(

@@ -29,6 +29,7 @@ from sessionlens.engine.cli.plan_cmd import (
     overrides_from_args,
     settings_summary,
 )
+from sessionlens.engine.audit.report import audit_report_dict
 from sessionlens.engine.compaction import (
     CompactionOptions,
     CompactionOutcome,
@@ -180,7 +181,8 @@ def _options(args: argparse.Namespace, pins: tuple[str, ...]) -> CompactionOptio
         identifier_policy=args.identifier_policy,
         custom_identifier_instructions=args.identifier_instructions,
         custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries,
-        send_secrets=args.send_secrets, pins=pins)
+        send_secrets=args.send_secrets, pins=pins,
+        write_mode="append" if args.write == "append" else "successor")
 
 
 def _read_summary_file(path: Path) -> str:
@@ -304,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
         warn(f"warning: {w}")
     out = {
         "summary": result.summary,
-        "audit": {"passed": report.passed, "checks": [c.as_dict() for c in report.checks],
+        "audit": {**audit_report_dict(report),
                   "kept_attempt": outcome.quality.kept_attempt,
                   "attempts": len(outcome.quality.attempts)},
         "first_kept_entry_id": first_kept,
