@@ -223,7 +223,7 @@ async def run_compaction(
                 transcript, summary, summarized_entry_ids=span,
                 template=options.template, identifier_policy=options.identifier_policy,
                 custom_identifiers=options.custom_identifiers, entities=entities,
-                pinned=pinned)
+                pinned=pinned, instructions=options.instructions)
 
         report = await run_offloaded(job)
         reports.append(report)
@@ -265,7 +265,7 @@ def audit_edit(transcript: Transcript, outcome: CompactionOutcome, summary: str)
         transcript, summary, summarized_entry_ids=outcome.audit.summarized_entry_ids,
         template=o.template, identifier_policy=o.identifier_policy,
         custom_identifiers=o.custom_identifiers, entities=outcome.audit.entities,
-        pinned=outcome.pinned)
+        pinned=outcome.pinned, instructions=o.instructions)
 
 
 def edited_outcome(transcript: Transcript, outcome: CompactionOutcome, summary: str, *,
@@ -300,7 +300,8 @@ def user_summary_outcome(transcript: Transcript, plan: CompactionPlan, summary: 
     report = audit_summary(
         transcript, text, summarized_entry_ids=audited_span(transcript, plan, options.write_mode),
         template=options.template, identifier_policy=options.identifier_policy,
-        custom_identifiers=options.custom_identifiers, pinned=pinned)
+        custom_identifiers=options.custom_identifiers, pinned=pinned,
+        instructions=options.instructions)
     result = SummaryResult(
         text, "user", "", options.template, options.instructions, options.identifier_policy,
         CompletionUsage(), 0, 0, 0, plan.file_ops, plan.first_kept_entry_id,
@@ -323,7 +324,8 @@ def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
         provider=result.provider, model=result.model, template=result.template,
         audit_passed=outcome.audit.passed, instructions=result.instructions,
         failed_checks=tuple(c.name for c in outcome.audit.checks if not c.passed),
-        focus_matched=result.focus_matched, provenance=outcome.provenance,
+        # the audit's focus check, not the summarizer's claim
+        focus_matched=outcome.audit.focus_applied, provenance=outcome.provenance,
         pinned_entry_ids=tuple(p.entry_id for p in outcome.pinned))
 
 

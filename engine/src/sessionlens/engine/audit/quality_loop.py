@@ -75,6 +75,9 @@ def quality_feedback(report: AuditReport) -> str:
                 lines.append(f"  * keep only one {reason.split(':', 1)[1]!r} heading")
     if report.identifiers_missing:
         lines.append("- copy these identifiers literally: " + ", ".join(report.identifiers_missing))
+    if report.focus.missing:
+        lines.append("- keep what the user asked to focus on, word for word: "
+                     + ", ".join(report.focus.missing))
     if report.latest_ask:
         ask = " ".join(report.latest_ask.split())[:400]
         lines.append(f"- reflect the user's latest request: {ask}")

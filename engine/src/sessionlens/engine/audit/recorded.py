@@ -27,6 +27,7 @@ from .report import (
     AuditReport,
     audit_compaction,
     audit_summary,
+    recorded_instructions,
 )
 from .span import carried_tail, path_to, taken_out
 
@@ -139,7 +140,8 @@ def audit_compaction_in_chain(transcript: Transcript, compaction_id: str | None 
     redone = audit_summary(predecessor, text, summarized_entry_ids=ids,
                            template=report.template, identifier_policy=identifier_policy,
                            budget_chars=budget_chars, compaction_id=cid,
-                           from_hook=entry.from_hook)
+                           from_hook=entry.from_hook,
+                           instructions=recorded_instructions(transcript, entry))
     return ChainAudit(redone, source)
 
 

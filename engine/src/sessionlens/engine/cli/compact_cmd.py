@@ -334,7 +334,7 @@ def run(args: argparse.Namespace) -> int:
                                       if i not in outcome.summarized_entry_ids]},
         "provider": result.provider, "model": result.model, "template": result.template,
         "identifier_policy": result.identifier_policy,
-        "instructions": result.instructions, "focus_applied": result.focus_matched,
+        "instructions": result.instructions, "focus_applied": report.focus_applied,
         "chunks": result.chunks,
         "stages": result.stages, "attempts": result.attempts,
         "usage": {"input_tokens": result.usage.input_tokens,

@@ -22,7 +22,7 @@ from sessionlens.engine.errors import ProviderError
 
 from .base import Completion, CompletionRequest, CompletionUsage, DeltaCallback, ProviderProfile
 from .offline_facts import Facts, extract_facts
-from .offline_focus import Focus, parse_focus
+from .offline_focus import Focus, focus_items, parse_focus
 
 __all__ = ["OfflineProvider", "offline_summary"]
 
@@ -267,6 +267,13 @@ def offline_summary(request: CompletionRequest) -> tuple[str, bool | None]:
         for embedded in facts.embedded_summaries:
             doc = _merge(doc, parse_summary(embedded, template))
         doc = _merge(doc, _facts_doc(facts, template))
+        # what the focus names is carried even when no fact mentions it (the audit's
+        # focus check requires every focus term of the span)
+        present = "\n".join(x for items in doc.values() for x in items)
+        carried = focus_items(src.entries, src.instructions, present)
+        if carried:
+            key = _headings(template)[-1]
+            doc[key] = carried + doc.get(key, [])
     focus = parse_focus(src.instructions)
     doc, matched = _focused(doc, focus)
     return _fit(doc, template, limit, focus), matched
