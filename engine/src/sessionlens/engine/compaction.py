@@ -55,6 +55,7 @@ __all__ = [
     "audited_span",
     "compaction_record",
     "edited_outcome",
+    "load_warnings",
     "prepare_write",
     "run_compaction",
     "scrub_summary",
@@ -136,6 +137,23 @@ def audited_span(transcript: Transcript, plan: CompactionPlan,
     except PersistError:
         return ids
     return taken_out(ids, transcript.index.keys() - removed)
+
+
+def load_warnings(transcript: Transcript, mode: WriteMode | None) -> tuple[str, ...]:
+    """What loading the transcript found, said with the compaction run (``inspect`` lists
+    the same): a line that could not be read took no part in the plan or the summary, and
+    a write (``mode``; None: nothing is written) does not carry it."""
+    out = []
+    for d in transcript.diagnostics:
+        where = f"line {d.line}: " if d.line is not None else ""
+        text = f"{transcript.path.name} {where}{d.reason}"
+        if d.severity == "error" and d.line is not None:
+            text += ("; that line is not part of the plan or the summary" + (
+                "; the successor leaves it out" if mode == "successor" else
+                "; it stays in the file as it was, before the appended compaction"
+                if mode == "append" else ""))
+        out.append(text)
+    return tuple(out)
 
 
 def tokens_after(plan: CompactionPlan, summary: str) -> int:

@@ -86,7 +86,12 @@ class PlanError(SessionLensError):
 class NothingToCompact(PlanError):
     """There is nothing to compact: the path ends in a compaction, has no messages after the
     last one, or the keep-recent tail holds all of it. A normal answer, not a failure: the
-    command line prints it and exits 0."""
+    command line prints it and exits 0. ``warnings`` say what the user must still hear
+    (the session cannot fit its window)."""
+
+    def __init__(self, message: str, warnings: tuple[str, ...] = ()) -> None:
+        self.warnings = warnings
+        super().__init__(message)
 
 
 class ProviderError(SessionLensError):

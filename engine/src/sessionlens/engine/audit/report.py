@@ -22,6 +22,7 @@ from sessionlens.engine.contract.focus_terms import FocusCoverage
 from sessionlens.engine.contract.identifiers import (
     IDENTIFIER_CLASSES,
     Identifier,
+    entry_text,
     extract_identifiers,
     summary_contains,
 )
@@ -32,6 +33,7 @@ from sessionlens.engine.contract.templates import (
     detect_template,
     fallback_text,
     section_reasons,
+    substantive_text,
 )
 from sessionlens.engine.contract.user_words import user_words
 from sessionlens.engine.model import Entry, Transcript
@@ -135,7 +137,8 @@ class AuditReport:
         """The summary is empty or a fallback placeholder and it replaced entries: the
         whole span is gone."""
         return bool(self.summarized_entry_ids) and any(
-            r in ("empty_summary", "fallback_summary") for r in self.check("content").reasons)
+            r in ("empty_summary", "fallback_summary", "empty_sections")
+            for r in self.check("content").reasons)
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -201,10 +204,13 @@ def latest_user_ask(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _content_check(summary: str, span_size: int) -> AuditCheck:
-    lost = f"total loss: the {span_size} summarized entries are replaced by nothing"
+def _content_check(summary: str, entries: Sequence[Entry]) -> AuditCheck:
+    lost = f"total loss: the {len(entries)} summarized entries are replaced by nothing"
     if not summary.strip():
         return AuditCheck("content", False, f"The summary is empty ({lost}).", ("empty_summary",))
+    if not substantive_text(summary) and any(entry_text(e).strip() for e in entries):
+        return AuditCheck("content", False, "Every section of the summary is empty or "
+                          f"'(none)' while the span has content ({lost}).", ("empty_sections",))
     placeholder = fallback_text(summary)
     if placeholder is not None:
         return AuditCheck("content", False,
@@ -351,7 +357,7 @@ def audit_summary(
                if identifier_policy == "custom" else recent_opaque_identifiers(entries))
     id_check, found, missing = _identifiers_check(summary, audited, identifier_policy)
     span_entities = tuple(entities) if entities is not None else extract_identifiers(entries)
-    content = _content_check(summary, len(entries))
+    content = _content_check(summary, entries)
     dropped = find_dropped(summary, span_entities, everything=not content.passed)
     checks = (
         content,

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.audit.report import audit_report_dict
 from sessionlens.engine.cli.args import add_basedir_arg, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines, warn
 from sessionlens.engine.cli.plan_cmd import (
@@ -29,10 +30,10 @@ from sessionlens.engine.cli.plan_cmd import (
     overrides_from_args,
     settings_summary,
 )
-from sessionlens.engine.audit.report import audit_report_dict
 from sessionlens.engine.compaction import (
     CompactionOptions,
     CompactionOutcome,
+    load_warnings,
     prepare_write,
     run_compaction,
     user_summary_outcome,
@@ -50,6 +51,7 @@ from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
 from sessionlens.engine.persist.writer import WriteMode, check_lock
+from sessionlens.engine.plan.fit import not_smaller_note
 from sessionlens.engine.plan.planner import CompactionPlan
 from sessionlens.engine.summarize.outbound import preview_prompts, provider_keys
 from sessionlens.engine.summarize.providers import (
@@ -295,13 +297,14 @@ def run(args: argparse.Namespace) -> int:
     first_kept = (prepared.first_kept_entry_id if prepared is not None and written
                   else plan.first_kept_entry_id)
     dropped = prepared.dropped_retry_copies if prepared is not None else ()
-    warnings = list(result.warnings) + list(notes)
+    warnings = list(load_warnings(transcript, mode if written else None)) + \
+        list(result.warnings) + list(notes)
     if outcome.scrubbed:
         warnings.append("removed from the summary before auditing and writing: "
                         + ", ".join(sorted(set(outcome.scrubbed))))
-    if tokens_after >= plan.tokens_before:
-        warnings.append(f"the compacted context (~{tokens_after:,} tokens) is not smaller than "
-                        f"before ({plan.tokens_before:,}): this compaction saves nothing")
+    not_smaller = not_smaller_note(plan.tokens_before, tokens_after, len(report.summarized_entry_ids))
+    if not_smaller is not None:
+        warnings.append(not_smaller)
     for w in warnings:
         warn(f"warning: {w}")
     out = {

@@ -17,14 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
-
 from sessionlens.engine._io.atomic import atomic_write_text
 from sessionlens.engine.audit.dropped import DroppedItem, RecoveryPack, build_recovery_pack
 from sessionlens.engine.audit.recorded import audit_compaction_in_chain
 from sessionlens.engine.audit.report import AuditReport, ClassCoverage
 from sessionlens.engine.errors import ExportError, PersistError
-from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.model import Transcript
 from sessionlens.engine.persist.provenance import (
     SummaryProvenance,
     entry_provenance,
