@@ -156,8 +156,9 @@ class AuditGateError(PersistError):
     def __init__(self, path: Path | str, failed_checks: tuple[str, ...]) -> None:
         self.failed_checks = failed_checks
         super().__init__(path, "the summary failed its audit (" + ", ".join(failed_checks)
-                         + "); nothing was written. Accept the failed audit explicitly to "
-                         "write it anyway")
+                         + "); nothing was written. To write it anyway, accept the failed "
+                         "audit explicitly: --accept-failed-audit on the command line, or "
+                         "confirm it in the Accept dialog")
 
 
 class ExportError(SessionLensError):

@@ -299,6 +299,8 @@ def run(args: argparse.Namespace) -> int:
     dropped = prepared.dropped_retry_copies if prepared is not None else ()
     warnings = list(load_warnings(transcript, mode if written else None)) + \
         list(result.warnings) + list(notes)
+    if outcome.quality.note:
+        warnings.append(outcome.quality.note)
     if outcome.scrubbed:
         warnings.append("removed from the summary before auditing and writing: "
                         + ", ".join(sorted(set(outcome.scrubbed))))
