@@ -77,7 +77,8 @@ def test_the_offline_summary_reads_as_a_summary(template: str) -> None:
     body = [x.strip() for x in summary.splitlines()
             if x.strip() and not x.startswith("#") and x.strip() != "(none)"]
     assert [x for x, n in Counter(body).items() if n > 1] == []  # no line twice
-    for noise in ("/mode", "/them", "- continue", "Successfully wrote", "2026-12-04T01:02"):
+    assert body.count("- continue") + body.count("- Latest user request: continue") == 1
+    for noise in ("/mode", "/them", "Successfully wrote", "2026-12-04T01:02"):
         assert not any(x.startswith(noise) or x == f"- `{noise}`" or noise in x.split("`")[1::2]
                        for x in body), noise
     # whole tokens only: the path as written, never OpenClaw's cut-out piece of it

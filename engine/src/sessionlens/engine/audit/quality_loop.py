@@ -126,11 +126,10 @@ async def run_with_quality_loop(
                 raise
             attempts.append(QualityAttempt(number, None, None, feedback, f"{type(exc).__name__}: {exc}"))
             break
-        same = next((a.number for a in attempts if a.summary == summary), None)
-        if same is not None:
-            note = (f"retry {number - 1} gave the same text as attempt {same}: the summarizer "
-                    "answers the feedback with the same summary, so further retries cannot "
-                    "change it; stopped retrying")
+        if attempts and attempts[-1].summary == summary:
+            note = (f"retry {number - 1} gave the same text as attempt {number - 1}: the "
+                    "summarizer answers the feedback with the same summary, so further "
+                    "retries cannot change it; stopped retrying")
             break
         audited = audit(summary)
         report = await audited if inspect.isawaitable(audited) else audited

@@ -82,7 +82,8 @@ def _facts_doc(f: Facts, template: str) -> Doc:
                 "## Open TODOs": [f"- [ ] {p}" for p in f.in_progress]
                 + [f"- Blocked: {b}" for b in f.blocked] + [f"- {n}" for n in f.next_steps],
                 "## Constraints/Rules": [f"- {c}" for c in f.constraints],
-                "## Pending user asks": latest + [f"- {a}" for a in reversed(f.asks[-5:])],
+                "## Pending user asks": [f"- {a}" for a in ([f.latest_ask] if f.latest_ask else [])
+                                         + list(reversed(f.asks[-5:]))],
                 "## Exact identifiers": errors + ids}
     return {"## Goal": [f"- {a}" for a in f.goal] + latest, "## Constraints & Preferences":
             [f"- {c}" for c in f.constraints], "## Progress": [],
@@ -183,7 +184,8 @@ _IDENT_ITEM = re.compile(r"- `([^`]+)`")
 def _without_repeats(doc: Doc) -> Doc:
     """The doc minus identifier items whose value other lines already carry verbatim."""
     prose = "\n".join(x for k, items in doc.items() for x in items
-                      if not (k in _NEWEST_FIRST and _IDENT_ITEM.fullmatch(x)))
+                      if not (k in _NEWEST_FIRST and _IDENT_ITEM.fullmatch(x))
+                      and not x.startswith((_LATEST, _ADDRESS)))
     out: Doc = {}
     for key, items in doc.items():
         if key in _NEWEST_FIRST:
@@ -240,14 +242,17 @@ _ITEM_MARK = re.compile(r"^(?:[-*]|\d+[.)])\s*(?:\[[ x]\]\s*)?(?:Latest user req
 
 
 def _item_key(item: str) -> str:
-    return " ".join(_ITEM_MARK.sub("", item).replace("`", "").split()).casefold()
+    # case kept: ``...\\BIG`` and ``...\\Big`` are two identifiers
+    return " ".join(_ITEM_MARK.sub("", item).replace("`", "").split())
 
 
 def _once(doc: Doc, template: str) -> Doc:
-    """The doc with no line twice: an item whose words an earlier item (in rendering order)
-    already says is left out; the latest-ask line and left-out counts always stay."""
+    """The doc with no line twice: an item an earlier one (in rendering order) already
+    says word for word is left out (identifiers that prose quotes go in ``_fit`` when the
+    budget is tight, which brings them back when that prose is trimmed); the latest-ask
+    line and left-out counts always stay."""
     order = list(_headings(template)) + [k for k in doc if k not in _headings(template)]
-    said: list[str] = []
+    said: set[str] = set()
     out: Doc = {}
     for key in order:
         if key not in doc:
@@ -256,11 +261,10 @@ def _once(doc: Doc, template: str) -> Doc:
         for item in doc[key]:
             k = _item_key(item)
             protected = item.startswith((_LATEST, _ADDRESS)) or _LEFT_OUT.match(item)
-            if k and not protected and any(k == s or (len(k) >= 12 and k in s) for s in said):
+            if k and not protected and k in said:
                 continue
             kept.append(item)
-            if k:
-                said.append(k)
+            said.add(k)
         out[key] = kept
     return out
 

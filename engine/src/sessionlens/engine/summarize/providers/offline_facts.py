@@ -308,8 +308,8 @@ def extract_facts(entries: Sequence[Entry], wanted: Sequence[str] = ()) -> Facts
     asks = [shorten(t, 600) for _, t in users]
     # the goal: the first real ask, and the latest real one when the literal latest turn
     # (always quoted as the latest request) is a continuation; nothing said twice
-    goal = [first_sentences(t) for i, t in (users[:1] + users[1:][-1:])
-            if literal is None or i != literal[0]]
+    others = [(i, t) for i, t in users if literal is None or i != literal[0]]
+    goal = [first_sentences(t) for _, t in ([*others[:1], *others[1:][-1:]])]
     constraints = [shorten(s) for _, t in users for s in _sentences(t) if _CONSTRAINT.search(s)]
     said = _assistant_sentences(entries)
     decisions = [shorten(s) for s in said if _DECISION.search(s)]
