@@ -24,6 +24,7 @@ def test_a_term_matches_at_a_word_start_case_insensitively() -> None:
     assert term_in("errors", "Error in the parser")
     assert term_in("SMTP", "smtp.zoho.com:465")
     assert not term_in("port", "we support it")
+    assert term_in("MiniMax", "你可以接入minimax模型吗")
 
 
 def test_coverage_requires_only_terms_the_span_mentions() -> None:

@@ -68,6 +68,7 @@ def test_asks_are_not_slash_commands_or_continuations() -> None:
     assert not is_substantive_ask("ok, go on")
     assert is_substantive_ask("Fix the header bug")
     assert is_substantive_ask("你可以接入minimax模型吗")
+    assert not is_substantive_ask("<image name=[Image #1]> </image>")
 
 
 @pytest.mark.parametrize("template", ["structured", "safeguard"])

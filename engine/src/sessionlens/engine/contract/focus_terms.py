@@ -76,7 +76,8 @@ def term_in(term: str, text: str) -> bool:
         return t in hay
     if _WORD.match(t) and len(t) > 3 and t.endswith("s") and not t.endswith("ss"):
         t = t[:-3] if t.endswith("ies") else t[:-2] if t.endswith(("ses", "xes")) else t[:-1]
-    lead = r"(?<![\w])" if t[:1].isalnum() or t[:1] == "_" else ""
+    # a word start: no Latin letter or digit before it (CJK text runs into Latin words)
+    lead = r"(?<![0-9a-z_])" if t[:1].isalnum() or t[:1] == "_" else ""
     return re.search(lead + re.escape(t), hay) is not None
 
 

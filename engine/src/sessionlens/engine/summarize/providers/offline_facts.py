@@ -81,7 +81,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 def is_substantive_ask(text: str) -> bool:
     """Whether a user turn asks for something: not a slash command, not a one- or two-word
     continuation ("continue", "ok"), not an empty line."""
-    t = text.strip()
+    t = re.sub(r"<[^>\n]{0,200}>", " ", text).strip()  # an attachment tag says nothing
     if not t or _SLASH.match(t) or _CONTINUE.match(t):
         return False
     if _CJK.search(t):
