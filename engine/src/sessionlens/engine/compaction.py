@@ -332,18 +332,21 @@ def user_summary_outcome(transcript: Transcript, plan: CompactionPlan, summary: 
                              options=options)
 
 
-def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
-    """What the writers need to write this outcome."""
+def compaction_record(outcome: CompactionOutcome,
+                      report: AuditReport | None = None) -> CompactionRecord:
+    """What the writers need to write this outcome (``report``: its audit over the span the
+    write takes out, when that is not the one the run audited)."""
     result = outcome.result
+    audit = outcome.audit if report is None else report
     return CompactionRecord(
         summary=result.summary, first_kept_entry_id=outcome.plan.first_kept_entry_id,
         tokens_before=outcome.plan.tokens_before, tokens_after=outcome.tokens_after,
         file_ops=result.file_ops, summarized_entry_ids=outcome.summarized_entry_ids,
         provider=result.provider, model=result.model, template=result.template,
-        audit_passed=outcome.audit.passed, instructions=result.instructions,
-        failed_checks=tuple(c.name for c in outcome.audit.checks if not c.passed),
+        audit_passed=audit.passed, instructions=result.instructions,
+        failed_checks=tuple(c.name for c in audit.checks if not c.passed),
         # the audit's focus check, not the summarizer's claim
-        focus_matched=outcome.audit.focus_applied, provenance=outcome.provenance,
+        focus_matched=audit.focus_applied, provenance=outcome.provenance,
         pinned_entry_ids=tuple(p.entry_id for p in outcome.pinned))
 
 
@@ -353,9 +356,23 @@ def prepare_write(transcript: Transcript, outcome: CompactionOutcome,
                   keep_retry_copies: bool = False) -> WritePlan:
     """The dry run of writing ``outcome``: real names, the written first kept entry, tokens
     after as the written file will have them, the retry-storm copies a successor leaves
-    out (unless ``keep_retry_copies``). Raises where the write would refuse."""
+    out (unless ``keep_retry_copies``). The recorded verdict is the audit over the span
+    this write takes out (``audited_span``). Raises where the write would refuse."""
     record = replace(compaction_record(outcome), drop_retry_copies=not keep_retry_copies)
-    return plan_write(transcript, record, mode, now=now, store_path=store_path)
+    prepared = plan_write(transcript, record, mode, now=now, store_path=store_path)
+    if mode == outcome.options.write_mode:
+        return prepared
+    o = outcome.options  # the run audited the other write's span: judge this one's
+    report = audit_summary(
+        transcript, outcome.summary, summarized_entry_ids=audited_span(transcript, outcome.plan,
+                                                                        mode),
+        template=o.template, identifier_policy=o.identifier_policy,
+        custom_identifiers=o.custom_identifiers, pinned=outcome.pinned,
+        instructions=o.instructions)
+    own = compaction_record(outcome, report)
+    return replace(prepared, record=replace(
+        prepared.record, audit_passed=own.audit_passed, failed_checks=own.failed_checks,
+        focus_matched=own.focus_matched))
 
 
 def write_prepared(transcript: Transcript, prepared: WritePlan, *,
