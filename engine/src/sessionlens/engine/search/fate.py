@@ -16,10 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from sessionlens.engine.contract.identifiers import extract_identifiers, summary_contains
 from sessionlens.engine.model import Entry, Message, TextBlock, Transcript
+
+if TYPE_CHECKING:
+    from sessionlens.engine.lineage.trace import FactTrace
 
 __all__ = ["FateStatus", "HitFate", "RecordedCompaction", "hit_fate", "query_words",
            "follow_chains", "traced_fate"]
@@ -121,15 +124,19 @@ def hit_fate(entry_id: str, text: str, terms: Sequence[str],
 
 
 def traced_fate(transcripts: Sequence[Transcript], path: Path, entry_id: str,
-                checked: Sequence[str]) -> HitFate:
+                checked: Sequence[str], traces: dict[str, FactTrace] | None = None) -> HitFate:
     """The fate of a hit as ``trace`` gives it (``lineage.trace.mention_fate``), over the
     hit file's whole chain, successors included: every specific ``checked`` is traced, and
     the first compaction that dropped one of them is where the hit was lost. The one
-    answer ``search`` and ``trace`` both give."""
+    answer ``search`` and ``trace`` both give. ``traces`` caches each value's trace over
+    these transcripts (hits of one chain share them)."""
     from sessionlens.engine.lineage.trace import mention_fate, trace_fact
 
-    fates = [(value, mention_fate(trace_fact(transcripts, value), entry_id, path))
-             for value in checked]
+    cache: dict[str, FactTrace] = {} if traces is None else traces
+    for value in checked:
+        if value not in cache:
+            cache[value] = trace_fact(transcripts, value)
+    fates = [(value, mention_fate(cache[value], entry_id, path)) for value in checked]
     lost = [(f.compaction.order, f.compaction.compaction_id, v) for v, f in fates
             if f.status == "lost" and f.compaction is not None]
     if lost:
@@ -153,6 +160,7 @@ def follow_chains(hits: Sequence[HitT], fate_of: Callable[[HitT], HitFate],
     from sessionlens.engine.lineage.chain import build_chain, load_chain_transcripts
 
     loaded: dict[Path, tuple[Transcript, ...] | None] = {}
+    traces: dict[int, dict[str, FactTrace]] = {}  # per loaded chain
     out: list[HitFate] = []
     for hit in hits:
         fate, path = fate_of(hit), path_of(hit)
@@ -170,5 +178,6 @@ def follow_chains(hits: Sequence[HitT], fate_of: Callable[[HitT], HitFate],
                 loaded[path] = None
         transcripts = loaded[path]
         out.append(fate if transcripts is None else
-                   traced_fate(transcripts, path.resolve(), entry_of(hit), fate.checked))
+                   traced_fate(transcripts, path.resolve(), entry_of(hit), fate.checked,
+                               traces.setdefault(id(transcripts), {})))
     return out
