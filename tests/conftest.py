@@ -9,6 +9,7 @@ import pytest
 
 # the scripted LLM servers on 127.0.0.1 (``wire``, ``openai_server``), for every test
 from fixtures.llm_wire import openai_server, wire  # noqa: F401
+from fixtures.sample_writes import written_sample  # noqa: F401
 from fixtures.samples import SAMPLES_DIR
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
 from fixtures.factories import TranscriptBuilder
+from fixtures.sample_writes import run_cli_json
 from sessionlens.engine import (
     DEFAULT_SETTINGS,
     CompactionOptions,
@@ -18,7 +20,10 @@ from sessionlens.engine import (
     plan_compaction,
     run_compaction,
 )
+from sessionlens.engine.compaction import prepare_write, user_summary_outcome, write_prepared
 from sessionlens.engine.contract.templates import REQUIRED_SECTIONS
+from sessionlens.engine.errors import AuditGateError
+from sessionlens.engine.load.reader import load_transcript
 
 
 def text_of(words: int) -> str:
@@ -90,7 +95,9 @@ def test_failed_audit_is_regenerated_and_the_better_attempt_kept() -> None:
     assert provider.saw_feedback
     first = out.quality.attempts[0].report
     assert first is not None and not first.passed
-    assert len(out.quality.attempts) == 3  # one try plus two retries: none passed outright
+    # one try, one retry; the second retry gave the same text, which ends the loop
+    assert len(out.quality.attempts) == 2
+    assert out.quality.note is not None and "same text" in out.quality.note
     assert out.quality.kept_attempt > 1
     assert out.audit.checks_passed > first.checks_passed
     assert out.summary.startswith(good.split("\n", 1)[0])
@@ -132,3 +139,30 @@ def test_a_pi_rule_run_summarizes_the_tail_the_last_compaction_kept() -> None:
     assert "edge-7f3a91.example.net:8443" in out.summary
     assert tail in out.audit.summarized_entry_ids
     assert out.audit.passed, out.audit.reasons
+
+
+def test_each_write_records_the_audit_of_the_span_it_takes_out(tmp_path: Path) -> None:
+    """A successor keeps the last summarized assistant turn verbatim; an append takes it out.
+    A summary that lacks that turn's identifier passes as a successor and fails as an append,
+    and each write records (and gates on) its own verdict, the one ``audit`` gives later."""
+    b = TranscriptBuilder()
+    b.user("Move the report to the new folder.")
+    b.assistant("Moving it now to /srv/reports/kept-back-42/final.txt as asked.")
+    b.user("Now tell me when it is done.")
+    b.assistant("It is done.")
+    path = b.write(tmp_path / "s.jsonl")
+    t = load_transcript(path)
+    plan = plan_compaction(t, DEFAULT_SETTINGS, keep_recent_tokens=1)
+    text = "\n".join(f"{h}\n- report moved; tell the user when it is done"
+                     for h in REQUIRED_SECTIONS["structured"])
+    outcome = user_summary_outcome(t, plan, text)
+    assert outcome.audit.passed  # the successor keeps that assistant turn verbatim
+    successor = prepare_write(t, outcome, "successor")
+    append = prepare_write(t, outcome, "append")
+    assert successor.record.audit_passed is True
+    assert append.record.audit_passed is False and "identifiers" in append.record.failed_checks
+    with pytest.raises(AuditGateError, match="--accept-failed-audit"):
+        write_prepared(t, append, store_path=None)
+    write_prepared(t, append, accept_failed_audit=True, store_path=None)
+    code, reread = run_cli_json("audit", str(path))
+    assert code == 0 and reread["passed"] is False

@@ -90,9 +90,17 @@ async def test_first_attempt_failure_and_cancellation_propagate() -> None:
 
 
 async def test_retries_are_capped_at_three() -> None:
-    gen = Script(*([BROKEN] * 10))
+    gen = Script(*(f"{BROKEN}- try {i}\n" for i in range(10)))  # each retry a new text
     out = await run_with_quality_loop(gen, _auditor(), max_retries=99)
-    assert len(out.attempts) == 4 and out.retries == 3
+    assert len(out.attempts) == 4 and out.retries == 3 and out.note is None
+
+
+async def test_a_retry_that_changes_nothing_stops_the_loop_and_says_so() -> None:
+    """A deterministic summarizer gave the identical text on every retry (issue 39 item 5)."""
+    gen = Script(*([BROKEN] * 10))
+    out = await run_with_quality_loop(gen, _auditor(), max_retries=3)
+    assert len(out.attempts) == 1 and not out.passed
+    assert out.note is not None and "same text as attempt 1" in out.note
     none = await run_with_quality_loop(Script(BROKEN), _auditor(), max_retries=-1)
     assert len(none.attempts) == 1
 

@@ -4,10 +4,12 @@ predecessor file."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from fixtures.sample_writes import WRITABLE_SAMPLES, WrittenSample, run_cli_json
 from fixtures.samples import sample_path
 from fixtures.scenarios import rich_session
 from fixtures.written import path_to_root, read_rows
@@ -146,3 +148,24 @@ def test_sample04_placeholders_lost_the_tail_the_one_before_kept(samples_dir: Pa
         r = audited.report
         assert r.summarized_entry_ids and r.carried_tail_entry_ids == r.summarized_entry_ids
         assert not r.check("content").passed and r.total_loss and r.dropped
+
+
+@pytest.mark.parametrize("prefix", sorted(WRITABLE_SAMPLES))
+def test_a_written_successor_audits_as_it_did_when_written(
+        written_sample: Callable[[str], WrittenSample], prefix: str) -> None:
+    """The verdict, every check, the identifier counts and the span are the same at write
+    time and when ``audit`` reads the written successor back (it used to flip: the write
+    judged the kept-back assistant turn as summarized, the re-read did not)."""
+    written = written_sample(prefix)
+    code, reread = run_cli_json("audit", str(written.successor))
+    assert code in (0, 3)
+    at_write = written.compact["audit"]
+    assert reread["passed"] == at_write["passed"]
+    assert reread["checks"] == at_write["checks"]
+    assert reread["identifiers"] == at_write["identifiers"]
+    assert reread["summarized_entry_ids"] == at_write["summarized_entry_ids"]
+    assert reread["latest_ask"] == at_write["latest_ask"]
+    assert reread["coverage"] == at_write["coverage"]
+    # what the successor still holds verbatim is not counted as summarized
+    held = load_transcript(written.successor).index
+    assert not set(at_write["summarized_entry_ids"]) & set(held)

@@ -15,7 +15,7 @@ from fixtures.samples import sample_path
 from sessionlens.engine.audit.report import audit_compaction, audit_report_dict, audit_summary
 from sessionlens.engine.audit.span import compaction_span
 from sessionlens.engine.contract.ask import ask_tokens, has_ask_overlap
-from sessionlens.engine.contract.templates import detect_template
+from sessionlens.engine.contract.templates import REQUIRED_SECTIONS, detect_template
 from sessionlens.engine.contract.user_words import strip_envelope
 from sessionlens.engine.errors import AuditError
 from sessionlens.engine.load.reader import load_transcript
@@ -419,3 +419,18 @@ def test_the_latest_ask_is_the_users_words_not_the_envelope() -> None:
     good = audit_summary(t, structured_summary("- rotate the staging certificates"),
                          summarized_entry_ids=span, template="structured")
     assert good.check("latest_ask").passed
+
+
+def test_a_summary_of_empty_sections_is_a_total_loss() -> None:
+    """Four entries summarized into "(none)" under every heading used to pass."""
+    b = TranscriptBuilder()
+    b.user("Please migrate the billing tables to Postgres.")
+    b.assistant("Migrating the tables now.")
+    b.user("Also keep the audit log.")
+    b.assistant("Will do.")
+    t = b.build()
+    empty = "\n".join(f"{h}\n(none)\n" for h in REQUIRED_SECTIONS["structured"])
+    report = audit_summary(t, empty, summarized_entry_ids=[e.id for e in t.path_entries()],
+                           template="structured", identifier_policy="off")
+    assert not report.passed and report.total_loss
+    assert report.check("content").reasons == ("empty_sections",)

@@ -184,7 +184,7 @@ def test_a_compaction_that_saves_nothing_is_flagged(tmp_path: Path,
     out = json.loads(captured.out)
     assert code == 0 and out["tokens_after"] >= out["tokens_before"]
     assert any("saves nothing" in w for w in out["warnings"])
-    assert "warning: the compacted context" in captured.err
+    assert "warning: this compaction saves nothing" in captured.err
     big = session(tmp_path)
     code = main(["compact", str(big), "--json", "--keep-recent", "0"])
     out = json.loads(capsys.readouterr().out)
@@ -277,3 +277,17 @@ def test_predicted_kept_part_is_the_successors_on_a_retry_storm(
     code, out = run_json(capsys, str(path), "--keep-recent", "120", "--write", "successor")
     assert code == 0 and out["dropped_retry_copies"]
     assert out["tokens_after"] == figures.kept_tokens + summary_tokens(out["summary"])
+
+
+def test_a_truncated_last_line_is_said_with_the_write(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``inspect`` reported the truncated line; ``compact --write successor`` wrote without a
+    word about it."""
+    path = session(tmp_path)
+    path.write_bytes(path.read_bytes() + b'{"type":"message","id":"cut-sh')
+    code, out = run_json(capsys, str(path), "--keep-recent", "20", "--write", "successor")
+    assert code == 0 and out["written"]
+    [said] = [w for w in out["warnings"] if "truncated last line" in w]
+    assert "not part of the plan or the summary" in said and "successor leaves it out" in said
+    code = main(["compact", str(path), "--keep-recent", "20"])
+    assert "warning: session.jsonl line " in capsys.readouterr().err

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fixtures.factories import jsonl
-from sessionlens.engine.load.reader import load_transcript_bytes
+from fixtures.sample_writes import WRITABLE_SAMPLES, WrittenSample
+from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.load.tree import children_of, resolve_labels, resolve_tree, session_name
 from sessionlens.engine.model import Transcript
 
@@ -250,3 +253,29 @@ def test_a_leaf_row_pointing_at_another_leaf_row_is_followed_to_a_real_entry() -
     )
     assert t.leaf_id == "a1"
     assert t.active_path == ("a1",)
+
+
+def test_a_successor_copied_compaction_is_no_dangling_reference() -> None:
+    """In a successor (header with ``parentSession``) an older compaction whose kept tail a
+    newer one summarized names an entry only the predecessor holds: no warning. The newest
+    compaction, and any compaction of a file that is no successor, still warns."""
+    rows = (e("compaction", "c1", None, summary="s", firstKeptEntryId="gone1"),
+            e("compaction", "c2", "c1", summary="s", firstKeptEntryId="gone2"),
+            m("u", "c2"))
+    successor = load_transcript_bytes(jsonl({**HEADER, "parentSession": "/x/a.jsonl"}, *rows),
+                                      "/virtual/t.jsonl")
+    assert [d.reason for d in successor.diagnostics if "gone" in d.reason] == [
+        "compaction 'c2': firstKeptEntryId 'gone2' names no entry of this file; nothing "
+        "before it is kept in the context"]
+    plain = load(*rows)
+    assert sum("names no entry" in d.reason for d in plain.diagnostics) == 2
+
+
+@pytest.mark.parametrize("prefix", sorted(WRITABLE_SAMPLES))
+def test_a_successor_sessionlens_wrote_loads_without_warnings(
+        written_sample: Callable[[str], WrittenSample], prefix: str) -> None:
+    """Re-reading a successor written from a real sample warns about nothing (it used to
+    warn about every compaction row it copied: "firstKeptEntryId ... names no entry")."""
+    written = written_sample(prefix)
+    successor = load_transcript(written.successor)
+    assert [d.reason for d in successor.diagnostics] == []

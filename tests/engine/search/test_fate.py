@@ -89,3 +89,34 @@ def test_a_fact_in_the_tail_one_compaction_kept_is_lost_at_the_next(tmp_path: Pa
     fates = {h.entry_id: h.fate for h in index.search("edge-7f3a91.example.net").hits}
     assert fates[tail].status == "lost" and fates[tail].compaction_id == second != first
     assert fates[tail].missing == ("edge-7f3a91.example.net",)
+
+
+def test_search_and_trace_agree_along_the_chain_into_a_successor(tmp_path: Path) -> None:
+    """Search said "not compacted yet" for a fact the successor's compaction lost, while
+    trace on the same file said "lost at compaction 1" (issue 39 item 6)."""
+    from sessionlens.engine.lineage.chain import load_chain_transcripts
+    from sessionlens.engine.lineage.trace import trace_fact
+    from sessionlens.engine.load.reader import load_transcript
+    from sessionlens.engine.persist.successor import CompactionRecord
+    from sessionlens.engine.persist.writer import write_compaction
+
+    b = TranscriptBuilder(plain_users=True)
+    old = b.user("Use the accent colour #b5bd68 for every heading.").id
+    b.assistant("Noted the accent colour.")
+    b.user("Now write the changelog.")
+    b.assistant("Writing it.")
+    keep = b.user("And bump the version.").id
+    b.assistant("Bumped.")
+    (tmp_path / "s").mkdir()
+    path = b.write(tmp_path / "s" / "orig.jsonl")
+    record = CompactionRecord(structured_summary("- the changelog is written"), keep, 500)
+    written = write_compaction(load_transcript(path), record, "successor", store_path=None)
+    assert written.compaction_entry_id is not None
+    traced = trace_fact(load_chain_transcripts(path)[0], "b5bd68")
+    assert traced.lost_at is not None
+    assert traced.lost_at.compaction_id == written.compaction_entry_id
+    index = SearchIndex(tmp_path / "idx", session_dirs=lambda: [path.parent])
+    index.update()
+    hits = [h for h in index.search("b5bd68", limit=10).hits if h.entry_id == old]
+    assert hits and {h.fate.status for h in hits} == {"lost"}
+    assert {h.fate.compaction_id for h in hits} == {traced.lost_at.compaction_id}

@@ -25,13 +25,19 @@ from typing import Literal, TypeVar
 
 from .audit.quality_loop import QualityAttempt, QualityOutcome, run_with_quality_loop
 from .audit.report import AuditReport, audit_summary
+from .audit.span import taken_out
 from .contract.pinned import PinnedText, pinned_texts, with_pinned
 from .contract.templates import IdentifierPolicy
-from .errors import AuditGateError
+from .errors import AuditGateError, PersistError
 from .model import Transcript
 from .persist.dry_run import WritePlan, plan_write
 from .persist.provenance import SummaryProvenance
-from .persist.successor import CompactionRecord, WriteResult
+from .persist.successor import (
+    PI_FORMATS,
+    CompactionRecord,
+    WriteResult,
+    successor_removed_ids,
+)
 from .persist.writer import WriteMode, write_compaction
 from .plan.planner import CompactionPlan
 from .secrets import Redactor
@@ -46,8 +52,10 @@ __all__ = [
     "CompactionOutcome",
     "Offload",
     "audit_edit",
+    "audited_span",
     "compaction_record",
     "edited_outcome",
+    "load_warnings",
     "prepare_write",
     "run_compaction",
     "scrub_summary",
@@ -80,6 +88,9 @@ class CompactionOptions:
     #: Entry ids the user pinned: before the cut their text is carried into the summary
     #: verbatim (and audited); after it they are kept anyway.
     pins: tuple[str, ...] = ()
+    #: How the result will be written: the audit judges the span that write takes out of
+    #: the context (a successor keeps the last summarized assistant turn verbatim).
+    write_mode: WriteMode = "successor"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +122,38 @@ class CompactionOutcome:
     @property
     def summarized_entry_ids(self) -> tuple[str, ...]:
         return self.plan.summarized_entry_ids
+
+
+def audited_span(transcript: Transcript, plan: CompactionPlan,
+                 mode: WriteMode = "successor") -> tuple[str, ...]:
+    """The entries the summary stands in for once written with ``mode``: the plan's span
+    less what the written file still holds (``audit.span.taken_out``, the rule the audit
+    of the written file applies too). For a file SessionLens cannot write, the plan's span."""
+    ids = plan.summarized_entry_ids
+    if mode != "successor" or transcript.format not in PI_FORMATS or transcript.header is None:
+        return ids
+    try:
+        removed = successor_removed_ids(transcript, plan.first_kept_entry_id)
+    except PersistError:
+        return ids
+    return taken_out(ids, transcript.index.keys() - removed)
+
+
+def load_warnings(transcript: Transcript, mode: WriteMode | None) -> tuple[str, ...]:
+    """What loading the transcript found, said with the compaction run (``inspect`` lists
+    the same): a line that could not be read took no part in the plan or the summary, and
+    a write (``mode``; None: nothing is written) does not carry it."""
+    out = []
+    for d in transcript.diagnostics:
+        where = f"line {d.line}: " if d.line is not None else ""
+        text = f"{transcript.path.name} {where}{d.reason}"
+        if d.severity == "error" and d.line is not None:
+            text += ("; that line is not part of the plan or the summary" + (
+                "; the successor leaves it out" if mode == "successor" else
+                "; it stays in the file as it was, before the appended compaction"
+                if mode == "append" else ""))
+        out.append(text)
+    return tuple(out)
 
 
 def tokens_after(plan: CompactionPlan, summary: str) -> int:
@@ -187,6 +230,7 @@ async def run_compaction(
         return text
 
     reports: list[AuditReport] = []
+    span = audited_span(transcript, plan, options.write_mode)
 
     async def audit(summary: str) -> AuditReport:
         # every attempt summarizes the same span: its entities are extracted once
@@ -194,10 +238,10 @@ async def run_compaction(
 
         def job() -> AuditReport:
             return audit_summary(
-                transcript, summary, summarized_entry_ids=plan.summarized_entry_ids,
+                transcript, summary, summarized_entry_ids=span,
                 template=options.template, identifier_policy=options.identifier_policy,
                 custom_identifiers=options.custom_identifiers, entities=entities,
-                pinned=pinned)
+                pinned=pinned, instructions=options.instructions)
 
         report = await run_offloaded(job)
         reports.append(report)
@@ -236,10 +280,10 @@ def audit_edit(transcript: Transcript, outcome: CompactionOutcome, summary: str)
     identifier policy and pins (pure; the GUI runs it off its UI thread as the user types)."""
     o = outcome.options
     return audit_summary(
-        transcript, summary, summarized_entry_ids=outcome.plan.summarized_entry_ids,
+        transcript, summary, summarized_entry_ids=outcome.audit.summarized_entry_ids,
         template=o.template, identifier_policy=o.identifier_policy,
         custom_identifiers=o.custom_identifiers, entities=outcome.audit.entities,
-        pinned=outcome.pinned)
+        pinned=outcome.pinned, instructions=o.instructions)
 
 
 def edited_outcome(transcript: Transcript, outcome: CompactionOutcome, summary: str, *,
@@ -272,9 +316,10 @@ def user_summary_outcome(transcript: Transcript, plan: CompactionPlan, summary: 
     text, kinds = scrub_summary(summary, known)
     pinned = _scrubbed_pins(transcript, plan, options, known)
     report = audit_summary(
-        transcript, text, summarized_entry_ids=plan.summarized_entry_ids,
+        transcript, text, summarized_entry_ids=audited_span(transcript, plan, options.write_mode),
         template=options.template, identifier_policy=options.identifier_policy,
-        custom_identifiers=options.custom_identifiers, pinned=pinned)
+        custom_identifiers=options.custom_identifiers, pinned=pinned,
+        instructions=options.instructions)
     result = SummaryResult(
         text, "user", "", options.template, options.instructions, options.identifier_policy,
         CompletionUsage(), 0, 0, 0, plan.file_ops, plan.first_kept_entry_id,
@@ -287,17 +332,21 @@ def user_summary_outcome(transcript: Transcript, plan: CompactionPlan, summary: 
                              options=options)
 
 
-def compaction_record(outcome: CompactionOutcome) -> CompactionRecord:
-    """What the writers need to write this outcome."""
+def compaction_record(outcome: CompactionOutcome,
+                      report: AuditReport | None = None) -> CompactionRecord:
+    """What the writers need to write this outcome (``report``: its audit over the span the
+    write takes out, when that is not the one the run audited)."""
     result = outcome.result
+    audit = outcome.audit if report is None else report
     return CompactionRecord(
         summary=result.summary, first_kept_entry_id=outcome.plan.first_kept_entry_id,
         tokens_before=outcome.plan.tokens_before, tokens_after=outcome.tokens_after,
         file_ops=result.file_ops, summarized_entry_ids=outcome.summarized_entry_ids,
         provider=result.provider, model=result.model, template=result.template,
-        audit_passed=outcome.audit.passed, instructions=result.instructions,
-        failed_checks=tuple(c.name for c in outcome.audit.checks if not c.passed),
-        focus_matched=result.focus_matched, provenance=outcome.provenance,
+        audit_passed=audit.passed, instructions=result.instructions,
+        failed_checks=tuple(c.name for c in audit.checks if not c.passed),
+        # the audit's focus check, not the summarizer's claim
+        focus_matched=audit.focus_applied, provenance=outcome.provenance,
         pinned_entry_ids=tuple(p.entry_id for p in outcome.pinned))
 
 
@@ -307,9 +356,23 @@ def prepare_write(transcript: Transcript, outcome: CompactionOutcome,
                   keep_retry_copies: bool = False) -> WritePlan:
     """The dry run of writing ``outcome``: real names, the written first kept entry, tokens
     after as the written file will have them, the retry-storm copies a successor leaves
-    out (unless ``keep_retry_copies``). Raises where the write would refuse."""
+    out (unless ``keep_retry_copies``). The recorded verdict is the audit over the span
+    this write takes out (``audited_span``). Raises where the write would refuse."""
     record = replace(compaction_record(outcome), drop_retry_copies=not keep_retry_copies)
-    return plan_write(transcript, record, mode, now=now, store_path=store_path)
+    prepared = plan_write(transcript, record, mode, now=now, store_path=store_path)
+    if mode == outcome.options.write_mode:
+        return prepared
+    o = outcome.options  # the run audited the other write's span: judge this one's
+    report = audit_summary(
+        transcript, outcome.summary, summarized_entry_ids=audited_span(transcript, outcome.plan,
+                                                                        mode),
+        template=o.template, identifier_policy=o.identifier_policy,
+        custom_identifiers=o.custom_identifiers, pinned=outcome.pinned,
+        instructions=o.instructions)
+    own = compaction_record(outcome, report)
+    return replace(prepared, record=replace(
+        prepared.record, audit_passed=own.audit_passed, failed_checks=own.failed_checks,
+        focus_matched=own.focus_matched))
 
 
 def write_prepared(transcript: Transcript, prepared: WritePlan, *,

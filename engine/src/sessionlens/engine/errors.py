@@ -88,7 +88,12 @@ class PlanError(SessionLensError):
 class NothingToCompact(PlanError):
     """There is nothing to compact: the path ends in a compaction, has no messages after the
     last one, or the keep-recent tail holds all of it. A normal answer, not a failure: the
-    command line prints it and exits 0."""
+    command line prints it and exits 0. ``warnings`` say what the user must still hear
+    (the session cannot fit its window)."""
+
+    def __init__(self, message: str, warnings: tuple[str, ...] = ()) -> None:
+        self.warnings = warnings
+        super().__init__(message)
 
 
 class ProviderError(SessionLensError):
@@ -153,8 +158,9 @@ class AuditGateError(PersistError):
     def __init__(self, path: Path | str, failed_checks: tuple[str, ...]) -> None:
         self.failed_checks = failed_checks
         super().__init__(path, "the summary failed its audit (" + ", ".join(failed_checks)
-                         + "); nothing was written. Accept the failed audit explicitly to "
-                         "write it anyway")
+                         + "); nothing was written. To write it anyway, accept the failed "
+                         "audit explicitly: --accept-failed-audit on the command line, or "
+                         "confirm it in the Accept dialog")
 
 
 class ExportError(SessionLensError):

@@ -36,6 +36,7 @@ from sessionlens.engine.persist.successor import (
     successor_kept_back,
 )
 from sessionlens.engine.plan.cutpoints import usage_context
+from sessionlens.engine.plan.fit import not_smaller_note
 from sessionlens.engine.plan.overflow import stated_window
 from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
 from sessionlens.engine.plan.rules import (
@@ -307,6 +308,12 @@ class Figures:
     summary_budget_tokens: int
     #: Kept tokens plus the summary at its full budget: an upper estimate before any run.
     predicted_tokens_after: int
+
+    @property
+    def not_smaller_note(self) -> str | None:
+        """The sentence saying this plan saves nothing (predicted after >= before), or None."""
+        return not_smaller_note(self.tokens_before, self.predicted_tokens_after,
+                                self.entries_summarized)
 
 
 def figures_of(transcript: Transcript, plan: CompactionPlan,

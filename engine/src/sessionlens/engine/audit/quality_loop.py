@@ -19,6 +19,7 @@ from sessionlens.engine.errors import SummarizationCancelled
 from .report import AuditReport
 
 __all__ = [
+    "COPY_IDENTIFIERS",
     "MAX_QUALITY_RETRIES",
     "QualityAttempt",
     "QualityOutcome",
@@ -28,6 +29,9 @@ __all__ = [
 
 #: Hard cap on regenerations after the first attempt (as OpenClaw's qualityGuard).
 MAX_QUALITY_RETRIES = 3
+#: The feedback line that lists the identifiers a retry must copy (the offline summarizer
+#: reads it back to carry them).
+COPY_IDENTIFIERS = "- copy these identifiers literally: "
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,9 @@ class QualityOutcome:
     #: 1-based number of the attempt that was kept.
     kept_attempt: int
     attempts: tuple[QualityAttempt, ...]
+    #: Why the loop stopped before its retries ran out without a pass (a retry gave the
+    #: very text of an earlier attempt: a deterministic summarizer cannot do better).
+    note: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -74,7 +81,10 @@ def quality_feedback(report: AuditReport) -> str:
             elif reason.startswith("duplicate_section:"):
                 lines.append(f"  * keep only one {reason.split(':', 1)[1]!r} heading")
     if report.identifiers_missing:
-        lines.append("- copy these identifiers literally: " + ", ".join(report.identifiers_missing))
+        lines.append(COPY_IDENTIFIERS + ", ".join(report.identifiers_missing))
+    if report.focus.missing:
+        lines.append("- keep what the user asked to focus on, word for word: "
+                     + ", ".join(report.focus.missing))
     if report.latest_ask:
         ask = " ".join(report.latest_ask.split())[:400]
         lines.append(f"- reflect the user's latest request: {ask}")
@@ -105,6 +115,7 @@ async def run_with_quality_loop(
     attempts: list[QualityAttempt] = []
     best: tuple[str, AuditReport, int] | None = None
     feedback: str | None = None
+    note: str | None = None
     for number in range(1, retries + 2):
         try:
             summary = await generate(feedback)
@@ -114,6 +125,11 @@ async def run_with_quality_loop(
             if best is None:
                 raise
             attempts.append(QualityAttempt(number, None, None, feedback, f"{type(exc).__name__}: {exc}"))
+            break
+        if attempts and attempts[-1].summary == summary:
+            note = (f"retry {number - 1} gave the same text as attempt {number - 1}: the "
+                    "summarizer answers the feedback with the same summary, so further "
+                    "retries cannot change it; stopped retrying")
             break
         audited = audit(summary)
         report = await audited if inspect.isawaitable(audited) else audited
@@ -125,4 +141,4 @@ async def run_with_quality_loop(
         feedback = quality_feedback(report)
     assert best is not None  # the first attempt either produced a summary or raised
     return QualityOutcome(summary=best[0], report=best[1], kept_attempt=best[2],
-                          attempts=tuple(attempts))
+                          attempts=tuple(attempts), note=note)

@@ -27,8 +27,9 @@ from .report import (
     AuditReport,
     audit_compaction,
     audit_summary,
+    recorded_instructions,
 )
-from .span import carried_tail, path_to
+from .span import carried_tail, path_to, taken_out
 
 __all__ = ["ChainAudit", "audit_compaction_in_chain", "audit_every_compaction", "predecessor_span"]
 
@@ -48,11 +49,32 @@ def _has_message(transcript: Transcript, ids: Sequence[str]) -> bool:
     return any((e := transcript.get(i)) is not None and is_message_entry(e) for i in ids)
 
 
+def _written_cut(path: Sequence[str], predecessor: Transcript, successor: Transcript,
+                 first_kept: str | None, start: int) -> int:
+    """Where the history the compaction summarized ends on the predecessor's path: at the
+    first message after the written ``firstKeptEntryId`` that the successor holds and that
+    is not a tool result (a successor moves ``firstKeptEntryId`` back to the last summarized
+    assistant turn and keeps it and its results; the cut the plan made is the next message
+    the successor kept). The whole path for a hard boundary."""
+    if first_kept is None or first_kept not in path[start:]:
+        return len(path)
+    at = path.index(first_kept, start)
+    entry = predecessor.entry(path[at])
+    if entry.message is None or entry.role != "assistant":
+        return at
+    for i in range(at + 1, len(path)):
+        e = predecessor.entry(path[i])
+        if e.id in successor.index and e.type == "message" and e.role != "toolResult":
+            return i
+    return len(path)
+
+
 def predecessor_span(predecessor: Transcript, successor: Transcript,
                      compaction_id: str) -> tuple[str, ...]:
     """Ids on the predecessor's active path that ``compaction_id`` (in ``successor``) replaced:
     the tail the previous boundary kept (``span.carried_tail``) and what followed it up to
-    the compaction's first kept entry.
+    the plan's cut, less what the successor still holds (``span.taken_out``, the rule the
+    write-time audit uses too).
 
     Pure. Empty when the files share no starting point (the previous compaction of the
     successor is not on the predecessor's path)."""
@@ -69,10 +91,8 @@ def predecessor_span(predecessor: Transcript, successor: Transcript,
         start = path.index(previous.id) + 1
         entries = [predecessor.entry(i) for i in path[:start]]
         carried = tuple(e.id for e in carried_tail(entries, start - 1))
-    end = len(path)
-    if entry.first_kept_entry_id in path[start:]:
-        end = path.index(entry.first_kept_entry_id, start)
-    return carried + tuple(path[start:end])
+    end = _written_cut(path, predecessor, successor, entry.first_kept_entry_id, start)
+    return taken_out(carried + tuple(path[start:end]), successor.index)
 
 
 def _predecessor_path(transcript: Transcript) -> Path | None:
@@ -120,7 +140,8 @@ def audit_compaction_in_chain(transcript: Transcript, compaction_id: str | None 
     redone = audit_summary(predecessor, text, summarized_entry_ids=ids,
                            template=report.template, identifier_policy=identifier_policy,
                            budget_chars=budget_chars, compaction_id=cid,
-                           from_hook=entry.from_hook)
+                           from_hook=entry.from_hook,
+                           instructions=recorded_instructions(transcript, entry))
     return ChainAudit(redone, source)
 
 

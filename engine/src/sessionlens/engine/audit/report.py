@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sessionlens.engine.contract.ask import ask_overlap
+from sessionlens.engine.contract.focus_terms import FocusCoverage
 from sessionlens.engine.contract.identifiers import (
     IDENTIFIER_CLASSES,
     Identifier,
+    entry_text,
     extract_identifiers,
     summary_contains,
 )
@@ -31,11 +33,14 @@ from sessionlens.engine.contract.templates import (
     detect_template,
     fallback_text,
     section_reasons,
+    substantive_text,
 )
 from sessionlens.engine.contract.user_words import user_words
 from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.persist.provenance import recorded_facts
 
 from .dropped import DroppedItem, find_dropped
+from .focus_check import focus_result, span_focus
 from .openclaw_verdict import OpenClawVerdict, openclaw_verdict, recent_opaque_identifiers
 from .span import CompactionSpan, compaction_span
 
@@ -48,6 +53,7 @@ __all__ = [
     "audit_report_dict",
     "audit_summary",
     "latest_user_ask",
+    "recorded_instructions",
 ]
 
 
@@ -117,13 +123,22 @@ class AuditReport:
     #: For a recorded compaction: those of ``summarized_entry_ids`` that the previous
     #: compaction had kept verbatim and this one took out of the context (``audit.span``).
     carried_tail_entry_ids: tuple[str, ...] = ()
+    #: The focus terms of the instructions, which the span holds and which the summary kept.
+    focus: FocusCoverage = FocusCoverage((), (), (), ())
+
+    @property
+    def focus_applied(self) -> bool | None:
+        """Whether the focus was applied, as the "focus" check found (None without focus
+        terms): the only source of "focus applied" anywhere."""
+        return self.focus.applied
 
     @property
     def total_loss(self) -> bool:
         """The summary is empty or a fallback placeholder and it replaced entries: the
         whole span is gone."""
         return bool(self.summarized_entry_ids) and any(
-            r in ("empty_summary", "fallback_summary") for r in self.check("content").reasons)
+            r in ("empty_summary", "fallback_summary", "empty_sections")
+            for r in self.check("content").reasons)
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -161,6 +176,9 @@ def audit_report_dict(report: AuditReport) -> dict[str, Any]:
         "latest_ask": report.latest_ask,
         "summary_chars": report.summary_chars,
         "total_loss": report.total_loss,
+        "focus": {"terms": list(report.focus.terms), "in_span": list(report.focus.in_span),
+                  "kept": list(report.focus.kept), "missing": list(report.focus.missing)},
+        "focus_applied": report.focus_applied,
         "openclaw": report.openclaw.as_dict() if report.openclaw is not None else None,
     }
 
@@ -186,10 +204,13 @@ def latest_user_ask(entries: Sequence[Entry]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _content_check(summary: str, span_size: int) -> AuditCheck:
-    lost = f"total loss: the {span_size} summarized entries are replaced by nothing"
+def _content_check(summary: str, entries: Sequence[Entry]) -> AuditCheck:
+    lost = f"total loss: the {len(entries)} summarized entries are replaced by nothing"
     if not summary.strip():
         return AuditCheck("content", False, f"The summary is empty ({lost}).", ("empty_summary",))
+    if not substantive_text(summary) and any(entry_text(e).strip() for e in entries):
+        return AuditCheck("content", False, "Every section of the summary is empty or "
+                          f"'(none)' while the span has content ({lost}).", ("empty_sections",))
     placeholder = fallback_text(summary)
     if placeholder is not None:
         return AuditCheck("content", False,
@@ -307,6 +328,7 @@ def audit_summary(
     entities: Sequence[Identifier] | None = None,
     pinned: Sequence[PinnedText] = (),
     carried_tail_entry_ids: Sequence[str] = (),
+    instructions: str = "",
 ) -> AuditReport:
     """Audit ``summary`` as the replacement for ``summarized_entry_ids``.
 
@@ -317,6 +339,8 @@ def audit_summary(
     ``entities`` is a previous report's ``entities`` for the same span, so auditing several
     summaries of one span (the quality loop) extracts them once. ``pinned``: the texts the
     user pinned before the cut; with any, a "pinned" check fails naming each one missing.
+    ``instructions``: the user's focus instructions; with any focus term, a "focus" check
+    fails naming each term of the span the summary lacks (``focus_check``).
     """
     if identifier_policy not in ("strict", "off", "custom"):
         raise ValueError(f"unknown identifier policy {identifier_policy!r}")
@@ -333,7 +357,7 @@ def audit_summary(
                if identifier_policy == "custom" else recent_opaque_identifiers(entries))
     id_check, found, missing = _identifiers_check(summary, audited, identifier_policy)
     span_entities = tuple(entities) if entities is not None else extract_identifiers(entries)
-    content = _content_check(summary, len(entries))
+    content = _content_check(summary, entries)
     dropped = find_dropped(summary, span_entities, everything=not content.passed)
     checks = (
         content,
@@ -343,6 +367,9 @@ def audit_summary(
         _ask_check(summary, ask),
         _budget_check(summary, budget_chars),
     ) + ((_pinned_check(summary, pinned),) if pinned else ())
+    focus = span_focus(instructions, entries, summary)
+    if focus.terms:
+        checks += (AuditCheck("focus", *focus_result(focus)),)
     return AuditReport(
         passed=all(c.passed for c in checks),
         checks=checks,
@@ -360,6 +387,7 @@ def audit_summary(
         detected_template=detected,
         openclaw=openclaw_verdict(summary, entries, strict=identifier_policy == "strict"),
         carried_tail_entry_ids=tuple(carried_tail_entry_ids),
+        focus=focus,
     )
 
 
@@ -391,7 +419,7 @@ def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *
     span: CompactionSpan = compaction_span(transcript, compaction_id)
     entry = transcript.entry(span.compaction_id)
     summary = entry.summary or "" if summary is None else summary
-    report = audit_summary(
+    return audit_summary(
         transcript, summary,
         summarized_entry_ids=span.summarized_entry_ids,
         template=_writer_template(transcript, entry, summary),
@@ -400,5 +428,12 @@ def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *
         compaction_id=span.compaction_id,
         from_hook=entry.from_hook,
         carried_tail_entry_ids=span.carried_tail_entry_ids,
+        instructions=recorded_instructions(transcript, entry),
     )
-    return report
+
+
+def recorded_instructions(transcript: Transcript, entry: Entry) -> str:
+    """The focus instructions SessionLens recorded with a compaction it wrote ("" for any
+    other writer's), so re-reading audits the focus as the write did."""
+    value = recorded_facts(transcript, entry).get("instructions")
+    return value if isinstance(value, str) else ""

@@ -13,7 +13,7 @@ but either way it is gone unless the summary carries it, so it is audited with t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from sessionlens.engine.errors import AuditError
@@ -21,7 +21,7 @@ from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import carried_tail_indices, region_bounds
 
 __all__ = ["CompactionSpan", "carried_tail", "compaction_span", "default_compaction_id",
-           "path_to", "span_on_path"]
+           "path_to", "span_on_path", "taken_out"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +65,17 @@ def default_compaction_id(transcript: Transcript) -> str:
     if transcript.compactions:
         return transcript.compactions[-1].id
     raise AuditError(f"{transcript.path}: the transcript holds no compaction to audit")
+
+
+def taken_out(region: Sequence[str], still_held: Container[str]) -> tuple[str, ...]:
+    """The entries of ``region`` a written compaction took out of its file: those the
+    written file no longer holds. The one rule for "what the summary stands in for" of a
+    write: applied at write time (``still_held``: what the successor will keep) and when
+    the written successor is read back (``still_held``: the successor's ids), so the audit
+    at write time and ``sessionlens audit`` of the written file judge the same span. A
+    successor keeps the last summarized assistant turn verbatim (``persist.successor``) and
+    non-message rows; neither is something the summary has to carry."""
+    return tuple(i for i in region if i not in still_held)
 
 
 def carried_tail(before: Sequence[Entry], boundary: int | None) -> list[Entry]:

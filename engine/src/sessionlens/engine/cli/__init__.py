@@ -82,9 +82,10 @@ def _run(words: list[str]) -> int:
         code: int = args.func(args)
     except NothingToCompact as exc:  # a normal answer, on stdout, exit 0
         if getattr(args, "json", False):
-            emit_json({"nothing_to_compact": True, "should_compact": False, "reason": str(exc)})
+            emit_json({"nothing_to_compact": True, "should_compact": False, "reason": str(exc),
+                       "warnings": list(exc.warnings)})
         else:
-            emit_lines([f"nothing to compact: {exc}"])
+            emit_lines([f"nothing to compact: {exc}", *(f"warning: {w}" for w in exc.warnings)])
         return 0
     except SessionLensError as exc:
         print(f"sessionlens {args.command}: error: {exc}", file=sys.stderr)

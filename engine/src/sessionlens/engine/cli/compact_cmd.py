@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.audit.report import audit_report_dict
 from sessionlens.engine.cli.args import add_basedir_arg, positive_int
 from sessionlens.engine.cli.output import emit_json, emit_lines, warn
 from sessionlens.engine.cli.plan_cmd import (
@@ -32,6 +33,7 @@ from sessionlens.engine.cli.plan_cmd import (
 from sessionlens.engine.compaction import (
     CompactionOptions,
     CompactionOutcome,
+    load_warnings,
     prepare_write,
     run_compaction,
     user_summary_outcome,
@@ -49,6 +51,7 @@ from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
 from sessionlens.engine.persist.writer import WriteMode, check_lock
+from sessionlens.engine.plan.fit import not_smaller_note
 from sessionlens.engine.plan.planner import CompactionPlan
 from sessionlens.engine.summarize.outbound import preview_prompts, provider_keys
 from sessionlens.engine.summarize.providers import (
@@ -180,7 +183,8 @@ def _options(args: argparse.Namespace, pins: tuple[str, ...]) -> CompactionOptio
         identifier_policy=args.identifier_policy,
         custom_identifier_instructions=args.identifier_instructions,
         custom_identifiers=tuple(args.identifier or ()), quality_retries=args.quality_retries,
-        send_secrets=args.send_secrets, pins=pins)
+        send_secrets=args.send_secrets, pins=pins,
+        write_mode="append" if args.write == "append" else "successor")
 
 
 def _read_summary_file(path: Path) -> str:
@@ -293,18 +297,21 @@ def run(args: argparse.Namespace) -> int:
     first_kept = (prepared.first_kept_entry_id if prepared is not None and written
                   else plan.first_kept_entry_id)
     dropped = prepared.dropped_retry_copies if prepared is not None else ()
-    warnings = list(result.warnings) + list(notes)
+    warnings = list(load_warnings(transcript, mode if written else None)) + \
+        list(result.warnings) + list(notes)
+    if outcome.quality.note:
+        warnings.append(outcome.quality.note)
     if outcome.scrubbed:
         warnings.append("removed from the summary before auditing and writing: "
                         + ", ".join(sorted(set(outcome.scrubbed))))
-    if tokens_after >= plan.tokens_before:
-        warnings.append(f"the compacted context (~{tokens_after:,} tokens) is not smaller than "
-                        f"before ({plan.tokens_before:,}): this compaction saves nothing")
+    not_smaller = not_smaller_note(plan.tokens_before, tokens_after, len(report.summarized_entry_ids))
+    if not_smaller is not None:
+        warnings.append(not_smaller)
     for w in warnings:
         warn(f"warning: {w}")
     out = {
         "summary": result.summary,
-        "audit": {"passed": report.passed, "checks": [c.as_dict() for c in report.checks],
+        "audit": {**audit_report_dict(report),
                   "kept_attempt": outcome.quality.kept_attempt,
                   "attempts": len(outcome.quality.attempts)},
         "first_kept_entry_id": first_kept,
@@ -332,7 +339,7 @@ def run(args: argparse.Namespace) -> int:
                                       if i not in outcome.summarized_entry_ids]},
         "provider": result.provider, "model": result.model, "template": result.template,
         "identifier_policy": result.identifier_policy,
-        "instructions": result.instructions, "focus_applied": result.focus_matched,
+        "instructions": result.instructions, "focus_applied": report.focus_applied,
         "chunks": result.chunks,
         "stages": result.stages, "attempts": result.attempts,
         "usage": {"input_tokens": result.usage.input_tokens,

@@ -102,6 +102,8 @@ def plan_summary(plan: CompactionPlan, figures: Figures) -> dict[str, Any]:
         "summary_budget_tokens": figures.summary_budget_tokens,
         "kept_tokens": figures.kept_tokens,
         "predicted_tokens_after": figures.predicted_tokens_after,
+        "not_smaller": figures.not_smaller_note is not None,
+        "not_smaller_reason": figures.not_smaller_note,
         "chunks": [list(chunk) for chunk in plan.chunks],
         "max_chunk_tokens": plan.max_chunk_tokens,
         "oversized_entry_ids": list(plan.oversized_entry_ids),
@@ -148,6 +150,8 @@ def _human(path: Path, opened: OpenedTranscript, s: dict[str, Any]) -> list[str]
         f" {s['predicted_tokens_after']:,} ({L['summary_budget_tokens']} "
         f"{s['summary_budget_tokens']:,})",
     ]
+    if s["not_smaller"]:
+        lines.append(f"  warning       {s['not_smaller_reason']}")
     if s["oversized_entry_ids"]:
         lines.append(f"  oversized     {', '.join(s['oversized_entry_ids'])} (too large to summarize)")
     ops = s["file_ops"]

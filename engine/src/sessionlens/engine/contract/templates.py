@@ -26,6 +26,7 @@ __all__ = [
     "heading_lines",
     "required_sections",
     "section_reasons",
+    "substantive_text",
 ]
 
 #: OpenClaw caps a summary (body plus suffix) at this many characters (§3.5, §3.6).
@@ -132,3 +133,18 @@ def section_reasons(summary: str, template: str) -> tuple[tuple[str, ...], tuple
         elif n > 1:
             reasons.append(f"duplicate_section:{heading}")
     return wanted, tuple(reasons)
+
+
+_FILE_TAGS = re.compile(r"<(read-files|modified-files)>.*?</\1>", re.S)
+#: Lines that say nothing: an empty section's placeholder, a rule, an empty bullet.
+_EMPTY_LINES = frozenset({"", "(none)", "none", "n/a", "---", "no prior history."})
+
+
+def substantive_text(summary: str) -> str:
+    """What a summary says beyond its headings, empty "(none)" sections, rules and the
+    file-list tags: "" for a summary that is all structure and no content."""
+    text = _FILE_TAGS.sub("", summary)
+    lines = [x.strip() for x in text.splitlines()]
+    return "\n".join(x for x in lines if not _HEADING.match(x)
+                     and re.sub(r"^(?:[-*•]|\d+[.)])\s*(?:\[[ x]\]\s*)?", "", x).strip().casefold()
+                     not in _EMPTY_LINES)

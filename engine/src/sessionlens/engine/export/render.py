@@ -85,6 +85,9 @@ def _status(passed: bool) -> str:
 def _focus_note(d: dict[str, Any]) -> str:
     """Never let an export claim a focus that did nothing."""
     applied = d.get("focus_applied")
+    missing = (d.get("audit", {}).get("focus") or {}).get("missing") or []
+    if applied is False and missing:
+        return " (not applied: the summary lacks " + ", ".join(map(str, missing)) + ")"
     if applied is False:
         return " (not applied: nothing in the summarized entries matched them)"
     return " (applied)" if applied else ""

@@ -17,15 +17,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
-
 from sessionlens.engine._io.atomic import atomic_write_text
 from sessionlens.engine.audit.dropped import DroppedItem, RecoveryPack, build_recovery_pack
 from sessionlens.engine.audit.recorded import audit_compaction_in_chain
 from sessionlens.engine.audit.report import AuditReport, ClassCoverage
 from sessionlens.engine.errors import ExportError, PersistError
-from sessionlens.engine.model import Entry, Transcript
-from sessionlens.engine.persist.provenance import SummaryProvenance, entry_provenance
+from sessionlens.engine.model import Transcript
+from sessionlens.engine.persist.provenance import (
+    SummaryProvenance,
+    entry_provenance,
+    recorded_facts,
+)
 from sessionlens.engine.secrets import find_secrets, redact
 
 __all__ = [
@@ -116,7 +118,6 @@ def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
                 provider: str | None = None, model: str | None = None, template: str = "",
                 instructions: str = "", settings: Mapping[str, Any] | None = None,
                 created_at: str | None = None, source_sha256: str | None = None,
-                focus_applied: bool | None = None,
                 provenance: SummaryProvenance | None = None) -> ExportBundle:
     """Assemble a bundle; hashes the source file unless ``source_sha256`` is given."""
     ids = report.summarized_entry_ids
@@ -135,26 +136,14 @@ def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
         model=model,
         template=template or report.template,
         instructions=instructions,
-        focus_applied=focus_applied if instructions else None,
+        # the audit's focus check says whether the focus was applied, never a claim
+        focus_applied=report.focus_applied if instructions else None,
         settings=dict(settings or {}),
         created_at=created_at or datetime.now(UTC).isoformat(timespec="seconds"),
         compaction_id=report.compaction_id,
         session_id=transcript.session_id,
         provenance=provenance,
     )
-
-
-def _own_facts(transcript: Transcript, entry: Entry) -> dict[str, Any]:
-    """What SessionLens recorded about a compaction it wrote (its ``sessionlens`` field).
-
-    The loader keeps only the v3 fields of a compaction, so the namespaced block is read
-    back from the entry's own line; any other writer's entry simply has none."""
-    try:
-        obj = orjson.loads(transcript.raw_line(entry))
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-    own = obj.get("sessionlens") if isinstance(obj, dict) else None
-    return own if isinstance(own, dict) else {}
 
 
 def _text(value: Any) -> str | None:
@@ -170,7 +159,7 @@ def bundle_for_compaction(transcript: Transcript, compaction_id: str | None = No
     audited = audit_compaction_in_chain(transcript, compaction_id)
     report = audited.report
     entry = transcript.entry(report.compaction_id or "")
-    own = _own_facts(transcript, entry)
+    own = recorded_facts(transcript, entry)
     settings: dict[str, Any] = {
         "tokens_before": entry.tokens_before,
         "first_kept_entry_id": entry.first_kept_entry_id,
@@ -184,8 +173,6 @@ def bundle_for_compaction(transcript: Transcript, compaction_id: str | None = No
     return make_bundle(transcript, entry.summary or "", report, template=report.template,
                        provider=_text(own.get("provider")), model=_text(own.get("model")),
                        instructions=_text(own.get("instructions")) or "", settings=settings,
-                       focus_applied=applied if isinstance(applied := own.get("focusApplied"),
-                                                           bool) else None,
                        provenance=entry_provenance(transcript, entry))
 
 
@@ -221,6 +208,8 @@ def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
             "checks": [c.as_dict() for c in r.checks],
             "identifiers": {"found": list(r.identifiers_found), "missing": list(r.identifiers_missing)},
             "total_loss": r.total_loss,
+            "focus": {"terms": list(r.focus.terms), "in_span": list(r.focus.in_span),
+                      "kept": list(r.focus.kept), "missing": list(r.focus.missing)},
             "openclaw": r.openclaw.as_dict() if r.openclaw is not None else None,
         },
         "coverage": [{"class": c.cls, "found": c.found, "total": c.total} for c in bundle.coverage],

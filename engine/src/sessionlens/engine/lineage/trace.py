@@ -24,8 +24,8 @@ from sessionlens.engine.contract.templates import fallback_text
 from sessionlens.engine.model import Entry, ThinkingBlock, Transcript
 from sessionlens.engine.sessions.store import foreign_basename
 
-__all__ = ["CompactionTrace", "FactMention", "FactTrace", "describe_trace", "trace_fact",
-           "trace_to_json"]
+__all__ = ["CompactionTrace", "FactMention", "FactTrace", "MentionFate", "describe_trace",
+           "mention_fate", "trace_fact", "trace_to_json"]
 
 TraceStatus = Literal["kept", "dropped", "absent"]
 _SNIPPET = 60
@@ -229,6 +229,35 @@ def trace_fact(transcripts: Sequence[Transcript], query: str) -> FactTrace:
         state_by.append(in_context)
     return FactTrace(m.query, m.cls, tuple(t.path for t in transcripts), tuple(walk.mentions),
                      tuple(walk.compactions))
+
+
+@dataclass(frozen=True, slots=True)
+class MentionFate:
+    """What the compactions after one mention did with the fact (search's fate of a hit)."""
+
+    #: live: no compaction on the active path came after the mention; kept: each one since
+    #: kept it; lost: ``compaction`` dropped it; unmentioned: the entry does not mention it.
+    status: Literal["live", "kept", "lost", "unmentioned"]
+    compaction: CompactionTrace | None = None
+
+
+def mention_fate(trace: FactTrace, entry_id: str, path: Path | None = None) -> MentionFate:
+    """The fate of the fact as entry ``entry_id`` mentioned it: the trace's own verdicts on
+    the compactions that followed, along the chain into successors (``lost_at`` is this for
+    the first mention). A successor's copy of an entry is its predecessor's mention."""
+    found = [m for m in trace.mentions if m.entry_id == entry_id]
+    mention = next((m for m in found if path is not None and m.path == path),
+                   found[0] if found else None)
+    if mention is None:
+        return MentionFate("unmentioned")
+    last: CompactionTrace | None = None
+    for c in trace.compactions:
+        if not c.on_active_path or c.order < mention.order:
+            continue
+        if c.status == "dropped":
+            return MentionFate("lost", c)
+        last = c
+    return MentionFate("kept", last) if last is not None else MentionFate("live")
 
 
 def _when(timestamp: str | None) -> str:

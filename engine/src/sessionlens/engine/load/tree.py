@@ -75,18 +75,37 @@ def dedupe_entries(entries: Sequence[Entry], path: str) -> tuple[tuple[Entry, ..
     return tuple(kept), diags
 
 
+def _superseded_compactions(entries: Sequence[Entry], by_id: Mapping[str, Entry]) -> set[str]:
+    """Compactions that are an ancestor of a later compaction (a newer one replaced them)."""
+    out: set[str] = set()
+    for e in entries:
+        if e.type != "compaction":
+            continue
+        seen: set[str] = set()
+        at = by_id.get(e.parent_id) if e.parent_id else None
+        while at is not None and at.id not in seen:
+            seen.add(at.id)
+            if at.type == "compaction":
+                out.add(at.id)
+            at = by_id.get(at.parent_id) if at.parent_id else None
+    return out
+
+
 def dangling_references(entries: Sequence[Entry], by_id: Mapping[str, Entry],
-                        path: str) -> list[Diagnostic]:
+                        path: str, *, successor: bool = False) -> list[Diagnostic]:
     """A ``firstKeptEntryId`` or label ``targetId`` naming no entry of the file.
 
     Replay then keeps nothing before that compaction (or the label shows nowhere): a real
     loss the user should hear about, not a silent one. (Leaf rows are checked where the
-    leaf is resolved.)"""
+    leaf is resolved.) In a ``successor`` (its header names a ``parentSession``) the older
+    compactions are copied rows whose kept tail a newer compaction summarized and left in
+    the predecessor: their missing ``firstKeptEntryId`` is how a successor looks, not a loss."""
     diags: list[Diagnostic] = []
+    copied = _superseded_compactions(entries, by_id) if successor else set()
     for e in entries:
         if e.type in ("compaction", "reset"):
             kept = e.first_kept_entry_id
-            if kept is not None and kept not in by_id:
+            if kept is not None and kept not in by_id and e.id not in copied:
                 diags.append(Diagnostic(path, e.line, f"{e.type} {e.id!r}: firstKeptEntryId "
                                         f"{kept!r} names no entry of this file; nothing "
                                         "before it is kept in the context", "warning"))
@@ -263,7 +282,9 @@ def build_transcript(path: str | Path, format: Format, header: SessionHeader | N
     kept, dup_diags = dedupe_entries(entries, spath)
     by_id = {e.id: e for e in kept}
     tree = resolve_tree(kept, spath, by_id)
-    dup_diags += dangling_references(kept, by_id, spath)
+    dup_diags += dangling_references(
+        kept, by_id, spath,
+        successor=header is not None and bool(header.parent_session))
     context: tuple[ContextItem, ...] = build_context(by_id, tree.active_path)
     return Transcript(
         path=Path(path), format=format, header=header, entries=kept,

@@ -17,7 +17,7 @@ import orjson
 from sessionlens.engine.model import Entry, Transcript
 
 __all__ = ["PROVENANCE_KEY", "SUMMARY_ORIGINS", "SummaryOrigin", "SummaryProvenance",
-           "entry_provenance", "read_provenance"]
+           "entry_provenance", "read_provenance", "recorded_facts"]
 
 #: The key under the compaction entry's ``details``.
 PROVENANCE_KEY = "summaryProvenance"
@@ -78,3 +78,15 @@ def entry_provenance(transcript: Transcript, entry: Entry) -> SummaryProvenance 
     except (OSError, orjson.JSONDecodeError):
         return None
     return read_provenance(obj) if isinstance(obj, dict) else None
+
+
+def recorded_facts(transcript: Transcript, entry: Entry) -> dict[str, Any]:
+    """What SessionLens recorded about a compaction it wrote (the entry's ``sessionlens``
+    field: provider, instructions, audit verdict ...), read back from the entry's own line;
+    empty for any other writer's entry or a line that cannot be read."""
+    try:
+        obj = orjson.loads(transcript.raw_line(entry))
+    except (OSError, ValueError, orjson.JSONDecodeError):
+        return {}
+    own = obj.get("sessionlens") if isinstance(obj, dict) else None
+    return own if isinstance(own, dict) else {}

@@ -57,7 +57,7 @@ __all__ = [
     "CompactionRecord", "WriteResult", "SuccessorContent", "build_compaction_entry",
     "build_successor", "appended_bytes", "iter_entry_lines", "require_writable", "PI_FORMATS",
     "STATE_ENTRY_TYPES", "ResumeState", "resume_state", "successor_kept_back",
-    "planned_retry_copies",
+    "planned_retry_copies", "successor_removed_ids",
 ]
 
 #: Formats SessionLens can write (every other agent's files are read-only).
@@ -242,6 +242,14 @@ def _removed_ids(transcript: Transcript, record: CompactionRecord,
         if e.type == "label" and e.target_id is not None and e.target_id in removed:
             removed.add(e.id)
     return removed, first_kept
+
+
+def successor_removed_ids(transcript: Transcript, first_kept_entry_id: str | None
+                          ) -> frozenset[str]:
+    """Entries a successor cut at ``first_kept_entry_id`` leaves out (the retry-storm copies
+    after the cut aside): what its compaction took out of the context. Pure."""
+    removed, _ = _removed_ids(transcript, CompactionRecord("", first_kept_entry_id, 0))
+    return frozenset(removed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ from .cutpoints import (
     snap_user_cut,
     usage_context,
 )
+from .fit import cannot_fit
 from .prepare import prepare_rule, rule_estimator
 from .rules import CUT_RULES, DEFAULT_CUT_RULE, CutRule, default_cut_rule, file_agent, rule_note
 
@@ -264,6 +265,24 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
                     manual: bool = False, keep_recent_tokens: int | None = None,
                     cut_rule: CutRule | None = None, hard_boundary: bool | None = None,
                     store_beside: bool = False) -> CompactionPlan:
+    """Plan a compaction of the transcript's active path (see ``_plan``). "Nothing to
+    compact" carries a warning when the session cannot fit its window (``fit``)."""
+    try:
+        return _plan(transcript, settings, tokens=tokens, cut_entry_id=cut_entry_id,
+                     manual=manual, keep_recent_tokens=keep_recent_tokens, cut_rule=cut_rule,
+                     hard_boundary=hard_boundary, store_beside=store_beside)
+    except NothingToCompact as exc:
+        window = context_window_of(transcript.path_entries(), settings, transcript.header)
+        why = cannot_fit(transcript, window)
+        if why is None or why in exc.warnings:
+            raise
+        raise NothingToCompact(str(exc), (*exc.warnings, why)) from None
+
+
+def _plan(transcript: Transcript, settings: CompactionSettings, *,
+          tokens: TokenReport | None, cut_entry_id: str | None, manual: bool,
+          keep_recent_tokens: int | None, cut_rule: CutRule | None,
+          hard_boundary: bool | None, store_beside: bool) -> CompactionPlan:
     """Plan a compaction of the transcript's active path.
 
     ``cut_rule`` overrides ``settings.cut_rule``; with neither, the file's own agent's rule

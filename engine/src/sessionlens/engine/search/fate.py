@@ -13,14 +13,21 @@ this is its per-hit, per-file core.
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from sessionlens.engine.contract.identifiers import extract_identifiers, summary_contains
-from sessionlens.engine.model import Entry, Message, TextBlock
+from sessionlens.engine.model import Entry, Message, TextBlock, Transcript
 
-__all__ = ["FateStatus", "HitFate", "RecordedCompaction", "hit_fate", "query_words"]
+if TYPE_CHECKING:
+    from sessionlens.engine.lineage.trace import FactTrace
+
+__all__ = ["FateStatus", "HitFate", "RecordedCompaction", "hit_fate", "query_words",
+           "follow_chains", "traced_fate"]
+
+HitT = TypeVar("HitT")
 
 #: live: no compaction replaced the entry yet; kept: every summary since carries the
 #: specifics; lost: ``compaction_id``'s summary dropped ``missing``; unchecked: replaced,
@@ -90,13 +97,13 @@ def hit_fate(entry_id: str, text: str, terms: Sequence[str],
              compactions: Sequence[RecordedCompaction]) -> HitFate:
     """Whether the compactions of the hit's file (in file order) kept what the query found
     in entry ``entry_id`` (whose indexed text is ``text``)."""
+    specifics = _specifics(entry_id, text, terms)
+    checked = tuple(v for v, _ in specifics)
     first = next((c for c in compactions if entry_id in c.replaced), None)
     if first is None:  # a summary is itself replaced by the next summary built on it
         first = next((c for c in compactions if c.previous_id == entry_id), None)
-    if first is None:
-        return HitFate("live")
-    specifics = _specifics(entry_id, text, terms)
-    checked = tuple(v for v, _ in specifics)
+    if first is None:  # what to look for is kept: a successor may have compacted it
+        return HitFate("live", checked=checked)
     if not specifics:
         return HitFate("unchecked", first.compaction_id)
     by_previous: dict[str, RecordedCompaction] = {}  # the summary that re-summarized each
@@ -114,3 +121,63 @@ def hit_fate(entry_id: str, text: str, terms: Sequence[str],
         last = current
         current = by_previous.get(current.compaction_id)
     return HitFate("kept", last.compaction_id, checked)
+
+
+def traced_fate(transcripts: Sequence[Transcript], path: Path, entry_id: str,
+                checked: Sequence[str], traces: dict[str, FactTrace] | None = None) -> HitFate:
+    """The fate of a hit as ``trace`` gives it (``lineage.trace.mention_fate``), over the
+    hit file's whole chain, successors included: every specific ``checked`` is traced, and
+    the first compaction that dropped one of them is where the hit was lost. The one
+    answer ``search`` and ``trace`` both give. ``traces`` caches each value's trace over
+    these transcripts (hits of one chain share them)."""
+    from sessionlens.engine.lineage.trace import mention_fate, trace_fact
+
+    cache: dict[str, FactTrace] = {} if traces is None else traces
+    for value in checked:
+        if value not in cache:
+            cache[value] = trace_fact(transcripts, value)
+    fates = [(value, mention_fate(cache[value], entry_id, path)) for value in checked]
+    lost = [(f.compaction.order, f.compaction.compaction_id, v) for v, f in fates
+            if f.status == "lost" and f.compaction is not None]
+    if lost:
+        first = min(lost)
+        missing = tuple(v for order, _, v in lost if order == first[0])
+        return HitFate("lost", first[1], tuple(checked), missing)
+    kept = [f.compaction for _, f in fates if f.status == "kept" and f.compaction is not None]
+    if kept:
+        return HitFate("kept", max(kept, key=lambda c: c.order).compaction_id, tuple(checked))
+    return HitFate("live", checked=tuple(checked))
+
+
+def follow_chains(hits: Sequence[HitT], fate_of: Callable[[HitT], HitFate],
+                  path_of: Callable[[HitT], Path], entry_of: Callable[[HitT], str]
+                  ) -> list[HitFate]:
+    """Each hit's fate as ``trace`` gives it (``traced_fate``) wherever compaction could
+    have touched it: its file holds compactions, or a successor continues it. A hit whose
+    file has neither keeps the index's answer, which is then trace's too ("live"). Each
+    chain is loaded once; a chain that cannot be read keeps the index's answer."""
+    from sessionlens.engine.errors import SessionLensError
+    from sessionlens.engine.lineage.chain import build_chain, load_chain_transcripts
+
+    loaded: dict[Path, tuple[Transcript, ...] | None] = {}
+    traces: dict[int, dict[str, FactTrace]] = {}  # per loaded chain
+    out: list[HitFate] = []
+    for hit in hits:
+        fate, path = fate_of(hit), path_of(hit)
+        if not fate.checked:
+            out.append(fate)
+            continue
+        if path not in loaded:
+            try:
+                chain = build_chain(path)
+                follows = any(link.relation == "successor" and link.exists
+                              for link in chain.links)
+                loaded[path] = (load_chain_transcripts(path)[0]
+                                if follows or fate.status != "live" else None)
+            except (OSError, SessionLensError):
+                loaded[path] = None
+        transcripts = loaded[path]
+        out.append(fate if transcripts is None else
+                   traced_fate(transcripts, path.resolve(), entry_of(hit), fate.checked,
+                               traces.setdefault(id(transcripts), {})))
+    return out

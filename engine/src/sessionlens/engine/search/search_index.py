@@ -20,6 +20,7 @@ from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.sessions.discovery import default_session_dirs
 
 from .embeddings import EmbeddingsClient
+from .fate import follow_chains
 from .index_db import connect, index_dir, rebuild
 from .indexer import IndexStats, update_files
 from .query import Filters, SearchResults, indexed_entry_text, run_query
@@ -135,7 +136,12 @@ class SearchIndex:
                              embed_query=embed if client is not None else None,
                              model_key=client.model_key if client is not None else None)
 
-        return self._run(op)
+        results = self._run(op)
+        # the fate of each hit is trace's, along its chain into successors (search.fate)
+        fates = follow_chains(results.hits, lambda h: h.fate, lambda h: h.path,
+                              lambda h: h.entry_id)
+        return replace(results, hits=tuple(replace(h, fate=f)
+                                           for h, f in zip(results.hits, fates, strict=True)))
 
     def entry_text(self, path: Path | str, entry_id: str) -> str:
         """What the index holds of one entry's text ("" when it holds none)."""

@@ -13,7 +13,9 @@ import math
 import re
 from itertools import zip_longest
 
+from sessionlens.engine.audit.quality_loop import COPY_IDENTIFIERS
 from sessionlens.engine.contract.templates import (
+    QUALITY_FEEDBACK_HEAD,
     REQUIRED_SECTIONS,
     SUMMARY_MAX_CHARS,
     TURN_PREFIX_SECTIONS,
@@ -22,7 +24,7 @@ from sessionlens.engine.errors import ProviderError
 
 from .base import Completion, CompletionRequest, CompletionUsage, DeltaCallback, ProviderProfile
 from .offline_facts import Facts, extract_facts
-from .offline_focus import Focus, parse_focus
+from .offline_focus import Focus, focus_items, parse_focus
 
 __all__ = ["OfflineProvider", "offline_summary"]
 
@@ -70,7 +72,7 @@ def _facts_doc(f: Facts, template: str) -> Doc:
     errors = [f"- {e}" for e in f.errors]
     latest = [_LATEST + f.latest_ask] if f.latest_ask else []
     if template == "turn_prefix":
-        return {"## Original Request": [f"- {a}" for a in f.asks[:1]],
+        return {"## Original Request": [f"- {a}" for a in f.goal[:1]],
                 "## Early Progress": [f"- [x] {d}" for d in f.done]
                 + [f"- {b}" for b in f.blocked],
                 "## Context for Suffix": [f"- [ ] {p}" for p in f.in_progress] + latest + errors
@@ -80,18 +82,17 @@ def _facts_doc(f: Facts, template: str) -> Doc:
                 "## Open TODOs": [f"- [ ] {p}" for p in f.in_progress]
                 + [f"- Blocked: {b}" for b in f.blocked] + [f"- {n}" for n in f.next_steps],
                 "## Constraints/Rules": [f"- {c}" for c in f.constraints],
-                "## Pending user asks": [f"- {a}" for a in reversed(f.asks[-5:])],
+                "## Pending user asks": [f"- {a}" for a in ([f.latest_ask] if f.latest_ask else [])
+                                         + list(reversed(f.asks[-5:]))],
                 "## Exact identifiers": errors + ids}
-    goal = list(f.asks[:1]) + [a for a in f.asks[1:][-4:]]
-    return {"## Goal": [f"- {a}" for a in goal], "## Constraints & Preferences":
+    return {"## Goal": [f"- {a}" for a in f.goal] + latest, "## Constraints & Preferences":
             [f"- {c}" for c in f.constraints], "## Progress": [],
             "### Done": [f"- [x] {d}" for d in f.done],
             "### In Progress": [f"- [ ] {p}" for p in f.in_progress],
             "### Blocked": [f"- {b}" for b in f.blocked],
             "## Key Decisions": [f"- {d}" for d in f.decisions],
-            "## Next Steps": list(f.next_steps) + ([_ADDRESS + f.latest_ask]
-                                                  if f.latest_ask else []),
-            "## Critical Context": latest + errors + ids}
+            "## Next Steps": list(f.next_steps),
+            "## Critical Context": errors + ids}
 
 
 def parse_summary(text: str, template: str) -> Doc:
@@ -183,7 +184,8 @@ _IDENT_ITEM = re.compile(r"- `([^`]+)`")
 def _without_repeats(doc: Doc) -> Doc:
     """The doc minus identifier items whose value other lines already carry verbatim."""
     prose = "\n".join(x for k, items in doc.items() for x in items
-                      if not (k in _NEWEST_FIRST and _IDENT_ITEM.fullmatch(x)))
+                      if not (k in _NEWEST_FIRST and _IDENT_ITEM.fullmatch(x))
+                      and not x.startswith((_LATEST, _ADDRESS)))
     out: Doc = {}
     for key, items in doc.items():
         if key in _NEWEST_FIRST:
@@ -236,6 +238,37 @@ def _fit(doc: Doc, template: str, limit: int, keep: Focus) -> str:
             left[key] = left.get(key, 0) + 1
 
 
+_ITEM_MARK = re.compile(r"^(?:[-*]|\d+[.)])\s*(?:\[[ x]\]\s*)?(?:Latest user request:\s*)?")
+
+
+def _item_key(item: str) -> str:
+    # case kept: ``...\\BIG`` and ``...\\Big`` are two identifiers
+    return " ".join(_ITEM_MARK.sub("", item).replace("`", "").split())
+
+
+def _once(doc: Doc, template: str) -> Doc:
+    """The doc with no line twice: an item an earlier one (in rendering order) already
+    says word for word is left out (identifiers that prose quotes go in ``_fit`` when the
+    budget is tight, which brings them back when that prose is trimmed); the latest-ask
+    line and left-out counts always stay."""
+    order = list(_headings(template)) + [k for k in doc if k not in _headings(template)]
+    said: set[str] = set()
+    out: Doc = {}
+    for key in order:
+        if key not in doc:
+            continue
+        kept = []
+        for item in doc[key]:
+            k = _item_key(item)
+            protected = item.startswith((_LATEST, _ADDRESS)) or _LEFT_OUT.match(item)
+            if k and not protected and k in said:
+                continue
+            kept.append(item)
+            said.add(k)
+        out[key] = kept
+    return out
+
+
 def _focused(doc: Doc, focus: Focus) -> tuple[Doc, bool | None]:
     """Each section with the items matching the focus first; whether any matched (None
     without focus terms)."""
@@ -244,6 +277,15 @@ def _focused(doc: Doc, focus: Focus) -> tuple[Doc, bool | None]:
     matched = any(focus.matches(x) for items in doc.values() for x in items
                   if not x.startswith((_LATEST, _ADDRESS)))
     return {k: focus.order(v) for k, v in doc.items()}, matched
+
+
+def _wanted(instructions: str) -> tuple[str, ...]:
+    """The identifiers a failed audit's feedback asks a retry to copy (``quality_loop``)."""
+    _, _, feedback = instructions.partition(QUALITY_FEEDBACK_HEAD)
+    for line in feedback.splitlines():
+        if line.startswith(COPY_IDENTIFIERS):
+            return tuple(v.strip() for v in line[len(COPY_IDENTIFIERS):].split(", ") if v.strip())
+    return ()
 
 
 def offline_summary(request: CompletionRequest) -> tuple[str, bool | None]:
@@ -263,12 +305,19 @@ def offline_summary(request: CompletionRequest) -> tuple[str, bool | None]:
     else:
         if src.previous_summary:
             doc = _merge(doc, parse_summary(src.previous_summary, template))
-        facts = extract_facts(src.entries)
+        facts = extract_facts(src.entries, _wanted(src.instructions))
         for embedded in facts.embedded_summaries:
             doc = _merge(doc, parse_summary(embedded, template))
         doc = _merge(doc, _facts_doc(facts, template))
+        # what the focus names is carried even when no fact mentions it (the audit's
+        # focus check requires every focus term of the span)
+        present = "\n".join(x for items in doc.values() for x in items)
+        carried = focus_items(src.entries, src.instructions, present)
+        if carried:
+            key = _headings(template)[-1]
+            doc[key] = carried + doc.get(key, [])
     focus = parse_focus(src.instructions)
-    doc, matched = _focused(doc, focus)
+    doc, matched = _focused(_once(doc, template), focus)
     return _fit(doc, template, limit, focus), matched
 
 

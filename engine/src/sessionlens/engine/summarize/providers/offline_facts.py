@@ -19,10 +19,12 @@ from sessionlens.engine.contract.identifiers import (
     extract_identifiers,
     extract_opaque_identifiers,
 )
+from sessionlens.engine.contract.opaque import trim_identifier
 from sessionlens.engine.contract.user_words import is_silent_reply, user_words
 from sessionlens.engine.model import Entry, TextBlock
 
-__all__ = ["Facts", "extract_facts", "shorten", "verbatim_in"]
+__all__ = ["Facts", "extract_facts", "first_sentences", "is_substantive_ask", "shorten",
+           "verbatim_in", "whole_token"]
 
 _SENTENCE_MAX = 320
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|\n+")
@@ -66,9 +68,38 @@ def verbatim_in(value: str, haystack: str) -> str | None:
     return match.group(0) if match else None
 
 
+#: A slash command the user typed to the agent's UI ("/mode", "/model gpt-5"): no ask.
+_SLASH = re.compile(r"^/[\w-]+(?:\s+\S+){0,2}\s*$")
+#: A continuation that asks nothing new ("continue", "ok go on", "yes").
+_CONTINUE = re.compile(
+    r"^(?:ok(?:ay)?|yes|yep|y|no|k|sure|continue|go on|go ahead|proceed|next|keep going|"
+    r"do it|carry on|again|retry|thanks|thank you|ty|hi|hello|hey|lgtm|done)[\s.!,]*"
+    r"(?:continue|go on|please|pls|thanks)?[\s.!]*$", re.I)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def is_substantive_ask(text: str) -> bool:
+    """Whether a user turn asks for something: not a slash command, not a one- or two-word
+    continuation ("continue", "ok"), not an empty line."""
+    t = re.sub(r"<[^>\n]{0,200}>", " ", text).strip()  # an attachment tag says nothing
+    if not t or _SLASH.match(t) or _CONTINUE.match(t):
+        return False
+    if _CJK.search(t):
+        return len(t) >= 4
+    return len(t.split()) >= 2
+
+
+def first_sentences(text: str, n: int = 2, limit: int = _SENTENCE_MAX) -> str:
+    """The first ``n`` sentences of ``text`` (whitespace collapsed, at most ``limit``)."""
+    parts = [p for p in _SENTENCE_SPLIT.split(text.strip()) if p.strip()]
+    return shorten(" ".join(parts[:n]), limit)
+
+
 @dataclass(frozen=True, slots=True)
 class Facts:
+    #: The user's substantive asks, in order (slash commands and continuations left out).
     asks: tuple[str, ...]
+    #: The literal latest user turn (what the audit's latest-ask check compares).
     latest_ask: str | None
     constraints: tuple[str, ...]
     decisions: tuple[str, ...]
@@ -83,6 +114,9 @@ class Facts:
     errors: tuple[str, ...]
     #: Summaries found inside the entries (compactions / branch summaries in the stretch).
     embedded_summaries: tuple[str, ...]
+    #: The goal in a sentence or two: the first substantive ask, and the latest one when
+    #: it is another.
+    goal: tuple[str, ...] = ()
 
 
 def _sentences(text: str) -> Iterable[str]:
@@ -194,18 +228,51 @@ def _source_rank(entry: Entry) -> int:
     return 2
 
 
-def _identifiers(entries: Sequence[Entry], found: Sequence[Identifier]) -> tuple[str, ...]:
+#: Identifiers that say nothing a summary needs: timestamps (ISO, epoch seconds or ms),
+#: tools' boilerplate ("Successfully wrote 26 bytes", "Changed 572 characters"), a bare
+#: count with nothing it counts, and pieces of a ``\n`` escape ("nChecked 3 files").
+_NOISE = re.compile(
+    r"^(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d\S*|1[5-9]\d{8}(?:\d{3})?|"
+    r"(?:successfully\s+)?(?:wrote|written|changed|saved|replaced|edited|updated|created|"
+    r"deleted|read|applied|found)\b.*\d.*|~?\d+(?:[.,]\d+)?\s*(?:lines?|bytes?|chars?|"
+    r"characters?|files?|items?|tokens?)(?:\s+saved)?|n[A-Z][a-z]+\b.*)$", re.I)
+_TOKEN_EDGE = set(" \t\n\"'`()[]{}<>,;")
+
+
+def whole_token(value: str, haystack: str) -> str:
+    """``value`` widened to the whole token it was cut from in ``haystack`` (OpenClaw's
+    rule takes ``/orbit/budget_13.py`` out of ``src/orbit/budget_13.py``), trimmed of
+    quotes and trailing punctuation; ``value`` itself when it stands alone."""
+    at = haystack.find(value)
+    if at < 0:
+        return value
+    start, end = at, at + len(value)
+    while start > 0 and haystack[start - 1] not in _TOKEN_EDGE:
+        start -= 1
+    while end < len(haystack) and haystack[end] not in _TOKEN_EDGE:
+        end += 1
+    token = trim_identifier(haystack[start:end])
+    return token if value in token and len(token) <= 240 else value
+
+
+def _identifiers(entries: Sequence[Entry], found: Sequence[Identifier],
+                 wanted: Sequence[str] = ()) -> tuple[str, ...]:
+    """Identifiers to list, most important first, each as a whole token written in the
+    entries; ``wanted`` (what an audit found missing) leads."""
     texts = [entry_text(e) for e in entries]
     haystack = "\n".join(texts)
     messages = [t for e, t in zip(entries, texts, strict=True) if e.message is not None]
-    # the audit checks the last messages' identifiers: those lead
+    # the audit checks the last messages' identifiers: those lead, as whole tokens
+    opaque = [*wanted, *extract_opaque_identifiers(
+        "\n".join(messages[-AUDIT_RECENT_MESSAGES:]), limit=40)]
     ranked: list[tuple[int, int, int, tuple[str, ...]]] = [
-        (-1, 0, n, (v,)) for n, v in enumerate(extract_opaque_identifiers(
-            "\n".join(messages[-AUDIT_RECENT_MESSAGES:]), limit=40))]
+        (-1, 0, n, (whole_token(v, haystack), v)) for n, v in enumerate(opaque)]
     rank = {e.id: _source_rank(e) for e in entries}
     for n, ident in enumerate(found):
         if ident.cls == "error":
             continue  # errors are listed with where they were written
+        if _NOISE.match(ident.display) or _NOISE.match(ident.value):
+            continue
         best = min((rank.get(i, 2) for i in ident.entry_ids), default=2)
         ranked.append((best, _CLASS_RANK.get(ident.cls, 2), n, (ident.display, ident.value)))
     for n, m in enumerate(_SHORT_HASH.finditer(haystack)):  # git's 7-hex short ids
@@ -231,10 +298,18 @@ def _errors(found: Sequence[Identifier], where: dict[str, str]) -> tuple[str, ..
     return tuple(out)
 
 
-def extract_facts(entries: Sequence[Entry]) -> Facts:
-    """Every fact kind the templates ask for, from ``entries`` (in file order)."""
+def extract_facts(entries: Sequence[Entry], wanted: Sequence[str] = ()) -> Facts:
+    """Every fact kind the templates ask for, from ``entries`` (in file order);
+    ``wanted``: identifiers an audit found missing, listed first when the entries hold them."""
     users = _user_texts(entries)
+    literal = users[-1] if users else None
+    latest = shorten(literal[1], 600) if literal else None
+    users = [(i, t) for i, t in users if is_substantive_ask(t)]
     asks = [shorten(t, 600) for _, t in users]
+    # the goal: the first real ask, and the latest real one when the literal latest turn
+    # (always quoted as the latest request) is a continuation; nothing said twice
+    others = [(i, t) for i, t in users if literal is None or i != literal[0]]
+    goal = [first_sentences(t) for _, t in ([*others[:1], *others[1:][-1:]])]
     constraints = [shorten(s) for _, t in users for s in _sentences(t) if _CONSTRAINT.search(s)]
     said = _assistant_sentences(entries)
     decisions = [shorten(s) for s in said if _DECISION.search(s)]
@@ -247,8 +322,8 @@ def extract_facts(entries: Sequence[Entry]) -> Facts:
     embedded = tuple(e.summary for e in entries
                      if e.type in ("compaction", "branch_summary") and e.summary)
     return Facts(
-        asks=_dedup(asks), latest_ask=asks[-1] if asks else None,
+        asks=_dedup(asks), latest_ask=latest, goal=_dedup(goal),
         constraints=_dedup(constraints), decisions=_dedup(decisions), done=_dedup(done),
         in_progress=_dedup(in_progress), blocked=_dedup(blocked),
-        next_steps=_dedup(next_steps)[-6:], identifiers=_identifiers(entries, found),
+        next_steps=_dedup(next_steps)[-6:], identifiers=_identifiers(entries, found, wanted),
         errors=_errors(found, where), embedded_summaries=embedded)

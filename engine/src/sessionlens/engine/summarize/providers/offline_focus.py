@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sessionlens.engine.contract.ask import STOP_WORDS
+from sessionlens.engine.contract.focus_terms import focus_terms, term_in
+from sessionlens.engine.contract.identifiers import entry_text
 from sessionlens.engine.contract.templates import QUALITY_FEEDBACK_HEAD
+from sessionlens.engine.model import Entry
 
-__all__ = ["Focus", "parse_focus"]
+__all__ = ["Focus", "focus_items", "parse_focus"]
 
 #: Words of an instruction that say how to summarize, not what about.
 _INSTRUCTION_WORDS = frozenset("""
@@ -84,3 +87,45 @@ def parse_focus(instructions: str) -> Focus:
     chosen = subjects or words
     return Focus(instructions, tuple(dict.fromkeys(_stem(w) for w in chosen if len(w) > 1
                                                    or _CJK.search(w))))
+
+
+#: The longest quote a focus item carries around its term.
+_QUOTE_MAX = 240
+
+
+def _quote(line: str, term: str) -> str:
+    """``line`` (whitespace collapsed) cut to at most ``_QUOTE_MAX`` characters around the
+    first mention of ``term``, at word boundaries, with "…" where it was cut."""
+    line = " ".join(line.split())
+    if len(line) <= _QUOTE_MAX:
+        return line
+    at = max(0, unicodedata.normalize("NFKC", line).casefold().find(
+        unicodedata.normalize("NFKC", term).casefold()))
+    start = max(0, at - _QUOTE_MAX // 3)
+    if start:
+        space = line.find(" ", start)
+        start = space + 1 if 0 <= space < at else start
+    end = min(len(line), start + _QUOTE_MAX)
+    if end < len(line):
+        space = line.rfind(" ", at + len(term), end)
+        end = space if space > at else end
+    return ("…" if start else "") + line[start:end] + ("…" if end < len(line) else "")
+
+
+def focus_items(entries: Sequence[Entry], instructions: str, present: str) -> list[str]:
+    """Items that carry each focus term (``contract.focus_terms``, the terms the audit's
+    focus check requires) which the span mentions and ``present`` (the summary so far)
+    lacks: the newest line of the span that mentions it, quoted verbatim."""
+    out: list[str] = []
+    for term in focus_terms(instructions):
+        if term_in(term, present) or any(term_in(term, x) for x in out):
+            continue
+        for entry in reversed(entries):
+            text = entry_text(entry)
+            if not term_in(term, text):
+                continue
+            line = next((ln for ln in text.splitlines() if term_in(term, ln)), "")
+            if line.strip():
+                out.append(f"- Focus ({term}): {_quote(line, term)}")
+                break
+    return out
