@@ -280,7 +280,11 @@ def export_summary(bundle: ExportBundle, fmt: ExportFormat, out: Path | str) -> 
 
 
 def write_export(out: Path | str, text: str) -> Path:
-    """Write an export atomically; a folder or a missing folder is a clear ExportError."""
+    """Write an export atomically; a folder or a missing folder is a clear ExportError.
+    Every export passes here, so none carries a raw bidi control (``render.visible_bidi``)."""
+    from .render import visible_bidi
+
+    text = visible_bidi(text)
     target = Path(out)
     if target.is_dir():
         raise ExportError(f"{target}: is a folder; give a file name to export to")
