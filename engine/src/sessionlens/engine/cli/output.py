@@ -8,8 +8,6 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from sessionlens.engine.secrets import blanked
-
 
 def _out(text: str) -> None:
     """Write to stdout; a reader that went away (``... | head``) is not an error.
@@ -36,6 +34,8 @@ def keep_until_exit(obj: Any) -> None:
 
 
 def _blank(value: Any, secrets: Mapping[str, str]) -> Any:
+    from sessionlens.engine.secrets import blanked  # only for commands that quote secrets
+
     if isinstance(value, str):
         return blanked(value, secrets)
     if isinstance(value, Mapping):
@@ -56,7 +56,7 @@ def emit_json(obj: Any, secrets: Mapping[str, str] | None = None) -> None:
 def emit_lines(lines: list[str], secrets: Mapping[str, str] | None = None) -> None:
     """Print lines; with ``secrets``, blanked as ``emit_json`` blanks."""
     text = "\n".join(lines)
-    _out((blanked(text, secrets) if secrets is not None else text) + "\n")
+    _out((_blank(text, secrets) if secrets is not None else text) + "\n")
 
 
 #: Warnings this process printed (a run that warned keeps no answer: ``report_cache``).
