@@ -121,3 +121,31 @@ def test_no_planted_secret_in_search_results_or_the_index(
     for p in [base / "cache", *base.joinpath("cache").rglob("*")]:
         mode = stat.S_IMODE(p.stat().st_mode)
         assert mode & 0o077 == 0, f"{p} is {oct(mode)}"
+
+
+def test_inspect_reports_and_token_counts_are_owner_only(session: Path, tmp_path: Path) -> None:
+    """The other caches that hold (or key) transcript text: an inspect report quotes it, the
+    count cache keys counts by text hashes; both 0600 in 0700 folders, also when an older
+    version left the folder readable."""
+    from sessionlens.engine.cli.report_cache import ReportCache
+    from sessionlens.engine.tokens.count_cache import CountCache
+
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o755)
+    cache.chmod(0o755)
+    reports = ReportCache(cache, session, {"json": True}, "{}")
+    assert reports.key is not None
+    reports.put(*_sha_and_size(session), load_transcript(session).format, {"answer": "x"})
+    counts = CountCache(cache / "tokens" / "counts.sqlite3")
+    counts.close()
+    made = [cache, *cache.rglob("*")]
+    assert len(made) >= 4, made
+    assert {p.relative_to(tmp_path).as_posix(): oct(stat.S_IMODE(p.stat().st_mode) & 0o077)
+            for p in made} == {p.relative_to(tmp_path).as_posix(): "0o0" for p in made}
+
+
+def _sha_and_size(path: Path) -> tuple[str, int]:
+    import hashlib
+
+    data = path.read_bytes()
+    return hashlib.sha256(data).hexdigest(), len(data)
