@@ -160,7 +160,7 @@ def test_field_names_that_count_or_describe_credentials_are_not_secrets(text: st
 
 
 def test_a_value_named_once_is_blanked_where_it_shows_without_its_name() -> None:
-    from sessionlens.engine.secrets import blank_values, secret_values
+    from sessionlens.engine.transcript_secrets import blank_values, secret_values
 
     value = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"
     seen = secret_values([f"DEEPSEEK_KEY {value}", '{"token": "sent"}'])

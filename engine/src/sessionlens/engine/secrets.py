@@ -26,13 +26,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
     "SECRET_KINDS", "KNOWN_VALUE_KIND", "Redactor", "SecretFinding", "SecretNote",
-    "blank_values", "blanked", "find_secrets", "is_placeholder", "redact", "scrub",
-    "secret_values",
+    "find_secrets", "is_placeholder", "redact", "scrub",
 ]
 
 
@@ -379,40 +378,3 @@ def scrub(text: str, known_values: Iterable[str] = (), *,
         clean._per_kind = Counter(redactor._per_kind)
     return clean.redact(text, "scrub")
 
-
-#: A value found in context is blanked wherever else it shows only from this length on
-#: (shorter ones are ordinary words too often: a ``"token": "sent"`` must not blank "sent").
-_SEEN_MIN = 8
-
-
-def secret_values(texts: Iterable[str]) -> dict[str, str]:
-    """Value -> kind of every secret ``find_secrets`` sees in ``texts`` where its context
-    names it (``DEEPSEEK_KEY 9f86…``, ``"app_password": "…"``), so a face can blank the
-    same value where it shows without that context: a dropped-identifier list, a trace or
-    search snippet, an index chunk cut after the name (issue 39 items 2 and 15)."""
-    seen: dict[str, str] = {}
-    for text in texts:
-        for f in find_secrets(text):
-            value = text[f.start:f.end]
-            if len(value.strip()) >= _SEEN_MIN:
-                seen.setdefault(value, f.kind)
-    return seen
-
-
-def blank_values(text: str, values: Mapping[str, str] | None = None) -> tuple[str, int]:
-    """``text`` with its own findings and every value of ``values`` (``secret_values``)
-    replaced by ``[REDACTED:<kind>]``, and how many were replaced. For what is shown or
-    stored, not sent: no run numbering, so the same text always reads the same."""
-    found = find_secrets(text)
-    out = redact(text, found) if found else text
-    count = len(found)
-    for value, kind in (values or {}).items():
-        if value in out:
-            count += out.count(value)
-            out = out.replace(value, f"[REDACTED:{kind}]")
-    return out, count
-
-
-def blanked(text: str, values: Mapping[str, str] | None = None) -> str:
-    """``blank_values`` without the count."""
-    return blank_values(text, values)[0]

@@ -34,7 +34,9 @@ def keep_until_exit(obj: Any) -> None:
 
 
 def _blank(value: Any, secrets: Mapping[str, str]) -> Any:
-    from sessionlens.engine.secrets import blanked  # only for commands that quote secrets
+    from sessionlens.engine.transcript_secrets import (
+        blanked,  # only for commands that quote secrets
+    )
 
     if isinstance(value, str):
         return blanked(value, secrets)

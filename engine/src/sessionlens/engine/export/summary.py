@@ -27,8 +27,7 @@ from sessionlens.engine.errors import ExportError, PersistError, SessionLensErro
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.persist.provenance import SummaryProvenance, entry_provenance
-from sessionlens.engine.secrets import blanked
-from sessionlens.engine.transcript_secrets import transcript_secret_values
+from sessionlens.engine.transcript_secrets import blanked, transcript_secret_values
 
 __all__ = [
     "EXPORT_SCHEMA_VERSION",

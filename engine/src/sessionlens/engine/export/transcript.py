@@ -32,8 +32,7 @@ from sessionlens.engine.model import (
     Transcript,
 )
 from sessionlens.engine.persist.provenance import entry_provenance
-from sessionlens.engine.secrets import blank_values
-from sessionlens.engine.transcript_secrets import transcript_secret_values
+from sessionlens.engine.transcript_secrets import blank_values, transcript_secret_values
 
 from .render import HTML_CSS, html_head, md_fence
 from .summary import write_export

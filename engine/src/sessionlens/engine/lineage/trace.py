@@ -22,9 +22,8 @@ from sessionlens.engine.audit.span import path_to
 from sessionlens.engine.contract.identifiers import classify_value, entry_text, summary_contains
 from sessionlens.engine.contract.templates import fallback_text
 from sessionlens.engine.model import Entry, ThinkingBlock, Transcript
-from sessionlens.engine.secrets import blanked
 from sessionlens.engine.sessions.store import foreign_basename
-from sessionlens.engine.transcript_secrets import transcript_secret_values
+from sessionlens.engine.transcript_secrets import blanked, transcript_secret_values
 
 __all__ = ["CompactionTrace", "FactMention", "FactTrace", "describe_trace", "trace_fact",
            "trace_to_json"]

@@ -27,8 +27,7 @@ from sessionlens.engine.audit.span import compaction_span
 from sessionlens.engine.errors import LoadError, NotATranscriptError
 from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.model import Entry, Transcript
-from sessionlens.engine.secrets import blanked
-from sessionlens.engine.transcript_secrets import entry_secret_values
+from sessionlens.engine.transcript_secrets import blanked, entry_secret_values
 
 from .chunking import Chunk, ChunkerState, TokenMeasure, chunk_entries, indexed_text
 from .index_db import fts_text
