@@ -167,3 +167,10 @@ def test_a_value_named_once_is_blanked_where_it_shows_without_its_name() -> None
     assert seen == {value: "key_assignment"}  # "sent" is too short to blank everywhere
     assert blank_values(f"dropped: {value}, sent", seen) == (
         "dropped: [REDACTED:key_assignment], sent", 1)
+
+
+def test_a_secret_after_text_that_lowercases_longer_is_still_found() -> None:
+    """The detector searches around its trigger words' places in the lowercased text; a
+    character whose lowercase is longer (U+0130) must not shift those places off."""
+    text = "\u0130" * 500 + " DEEPSEEK_KEY 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"
+    assert [f.kind for f in find_secrets(text)] == ["key_assignment"]

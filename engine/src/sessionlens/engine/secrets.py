@@ -218,7 +218,11 @@ def _near(pattern: re.Pattern[str], text: str, low: str,
           triggers: Sequence[str]) -> Iterable[re.Match[str]]:
     """The matches of ``pattern`` in ``text``, searched only around its triggers' places
     (a text of megabytes with a few mentions of "token" costs a few windows, not a regex
-    pass over every character)."""
+    pass over every character). Where lowercasing changed the text's length (``İ``), the
+    places would not line up: the whole text is searched."""
+    if len(low) != len(text):
+        yield from pattern.finditer(text)
+        return
     spots: list[int] = []
     for t in triggers:
         at = low.find(t)
