@@ -114,9 +114,63 @@ def test_scrub_removes_configured_keys_echoes_and_keeps_placeholders() -> None:
                                        "[REDACTED:openai_key#1] stays.")
     # with the run's redactor, an echoed value reads as the placeholder the requests carried
     run = Redactor()
-    sent = run.redact("the password is Hunter22x", "chunk")  # not a `password=` assignment
-    assert sent == "the password is Hunter22x"
+    sent = run.redact("the word is Hunter22x", "chunk")  # nothing names it a secret
+    assert sent == "the word is Hunter22x"
     run.redact(f"password={'Hunter22x'}", "chunk")
     assert scrub("the model says Hunter22x", redactor=run) == (
         "the model says [REDACTED:password_assignment#1]")
     assert scrub("[REDACTED:configured_key]", ["RED"]) == "[REDACTED:configured_key]"
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # issue 39 item 15: a space instead of `=`, and prose
+    ("DEEPSEEK_KEY 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"),
+    ("and my api key is 3b5d5c3712955042212316173ccf37be80d8a4c1 if needed",
+     "3b5d5c3712955042212316173ccf37be80d8a4c1"),
+    ("the password was Tr0ub4dor&3x", "Tr0ub4dor&3x"),
+    # item 2: an app password of four groups of four letters, named by its field
+    ('{"to": "a@b.c", "app_password": "abcd efgh ijkl mnop"}', "abcd efgh ijkl mnop"),
+    ('args={\\"app_password\\": \\"abcd efgh ijkl mnop\\"}', "abcd efgh ijkl mnop"),
+    ('send_mail(to="a@b.c", app_password="abcd efgh ijkl mnop")', "abcd efgh ijkl mnop"),
+    ("gmail app password: abcd efgh ijkl mnop", "abcd efgh ijkl mnop"),
+    # credentials named by JSON field names in arguments and results
+    ('{"password": "correct horse battery staple"}', "correct horse battery staple"),
+    ('{"passwd": "s3cr3t-pw"}', "s3cr3t-pw"),
+    ('{"client_secret": "q7Lk2Zr8-x9Tb4Ny6Hs3Pd"}', "q7Lk2Zr8-x9Tb4Ny6Hs3Pd"),
+    ('{"token": "a1b2c3d4e5f6g7"}', "a1b2c3d4e5f6g7"),
+    ('{"api_key": "key-live-0042"}', "key-live-0042"),
+    ('{"apikey": "Zr8Kq2mX7cLv"}', "Zr8Kq2mX7cLv"),
+    ('{"private_key": "base64:QmFzZTY0"}', "base64:QmFzZTY0"),
+    ('{"access_key": "minio-admin-77"}', "minio-admin-77"),
+    ('{"secret": "the deploy word"}', "the deploy word"),
+])
+def test_credentials_named_by_a_field_a_space_or_prose_are_found(text: str, value: str) -> None:
+    blanked = redact(text, find_secrets(text))
+    assert value not in blanked and "[REDACTED:" in blanked, blanked
+
+
+@pytest.mark.parametrize("text", [
+    '{"max_tokens": "4096", "token_type": "Bearer", "tokenizer": "cl100k_base"}',
+    '{"password": "", "token": null, "secret": "********", "passwd": "${DB_PASSWORD}"}',
+    "a token of appreciation; the password is required; this that with from",
+    '{"input_tokens": 1200, "token_count": 33, "key_id": "k-1"}',
+])
+def test_field_names_that_count_or_describe_credentials_are_not_secrets(text: str) -> None:
+    assert find_secrets(text) == ()
+
+
+def test_a_value_named_once_is_blanked_where_it_shows_without_its_name() -> None:
+    from sessionlens.engine.transcript_secrets import blank_values, secret_values
+
+    value = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"
+    seen = secret_values([f"DEEPSEEK_KEY {value}", '{"token": "sent"}'])
+    assert seen == {value: "key_assignment"}  # "sent" is too short to blank everywhere
+    assert blank_values(f"dropped: {value}, sent", seen) == (
+        "dropped: [REDACTED:key_assignment], sent", 1)
+
+
+def test_a_secret_after_text_that_lowercases_longer_is_still_found() -> None:
+    """The detector searches around its trigger words' places in the lowercased text; a
+    character whose lowercase is longer (U+0130) must not shift those places off."""
+    text = "\u0130" * 500 + " DEEPSEEK_KEY 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"
+    assert [f.kind for f in find_secrets(text)] == ["key_assignment"]

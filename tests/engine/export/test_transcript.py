@@ -4,6 +4,7 @@ with their audit), and an HTML page that stays inert whatever the transcript hol
 from __future__ import annotations
 
 import base64
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -89,3 +90,35 @@ def test_export_refuses_a_folder_and_unknown_formats(tmp_path: Path) -> None:
         export_transcript(t, "html", tmp_path)
     with pytest.raises(ExportError, match="md or html"):
         export_transcript(t, "pdf", tmp_path / "x.pdf")  # type: ignore[arg-type]
+
+
+def test_bidi_controls_never_reach_an_export_raw(tmp_path: Path) -> None:
+    """Issue 39 item 16: U+202A-202E and U+2066-2069 reorder what a reader sees; every
+    export (transcript md/html, summary md/json/html) shows them as their escapes, and the
+    JSON export still decodes to the text the transcript holds."""
+    from fixtures.factories import TranscriptBuilder
+    from sessionlens.engine.cli import main
+
+    bidi = [chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]]
+
+    sly = "open invoice\u202Egnp.exe and \u2066ok\u2069 now"
+    b = TranscriptBuilder()
+    first = b.user(f"please {sly}")
+    b.assistant("Opening it.")
+    b.compaction(f"## Goal\n- {sly}", first.id)
+    b.user("next")
+    src = b.write(tmp_path / "bidi.jsonl")
+    outs: dict[str, Path] = {}
+    for fmt in ("md", "html"):
+        outs[f"transcript.{fmt}"] = tmp_path / f"t.{fmt}"
+        assert main(["export", str(src), "--format", fmt, "-o", str(outs[f"transcript.{fmt}"]),
+                     "--transcript"]) == 0
+    for fmt in ("md", "json", "html"):
+        outs[f"summary.{fmt}"] = tmp_path / f"s.{fmt}"
+        assert main(["export", str(src), "--format", fmt, "-o", str(outs[f"summary.{fmt}"])]) == 0
+    raw = {name: [hex(ord(c)) for c in bidi if c in p.read_text("utf-8")]
+           for name, p in outs.items()}
+    assert raw == {name: [] for name in outs}
+    assert "invoice\\u202Egnp.exe" in outs["transcript.md"].read_text("utf-8")
+    assert "\\u2066ok\\u2069" in outs["transcript.html"].read_text("utf-8")
+    assert sly in json.loads(outs["summary.json"].read_text("utf-8"))["summary"]["text"]

@@ -141,10 +141,15 @@ def _check_after_load(folder: Path, src: Path, store: Path, orig_src: bytes,
             "rolled back" if "rolled back" in said else "nothing to repair")
 
 
-def _kill_trials(tmp_path: Path, mode: str, runs: int) -> None:
+def _kill_trials(tmp_path: Path, mode: str, runs: int, away: Path | None = None) -> None:
+    """``away``: the writer names the transcript relative to its folder (its working
+    folder), and every load after a kill runs from ``away``, another folder."""
     src, store, rec = store_session(tmp_path)
     orig_src, orig_store = src.read_bytes(), store.read_bytes()
-    transcript = load_transcript(src)
+    home = os.getcwd()
+    if away is not None:
+        os.chdir(tmp_path)
+    transcript = load_transcript(Path(src.name) if away is not None else src)
     ORIG_MTIME[src] = transcript.file_mtime_ns
     rng = random.Random(20260201 + runs)
     stages: Counter[str] = Counter()
@@ -164,9 +169,10 @@ def _kill_trials(tmp_path: Path, mode: str, runs: int) -> None:
             _reset(tmp_path, src, store, orig_src, orig_store)
         window = max(0.030, 1.2 * min(took))
         _kill_loop(transcript, rec, mode, runs, window, rng, (stages, exits, loads),
-                   (tmp_path, src, store, orig_src, orig_store))
+                   (tmp_path, src, store, orig_src, orig_store), away)
     finally:
         gc.unfreeze()
+        os.chdir(home)
     assert sum(stages.values()) == sum(loads.values()) == runs
     print(f"\n{mode}: {runs} runs, kill window {window * 1000:.0f} ms; exits {dict(exits)}; "
           f"state after the kill {dict(stages)}; the next load: {dict(loads)}; file and "
@@ -184,12 +190,72 @@ def test_sigkill_many_trials(tmp_path: Path, mode: str) -> None:
     _kill_trials(tmp_path, mode, 300)
 
 
+def test_a_killed_append_loaded_from_another_folder_is_not_rolled_back(tmp_path: Path) -> None:
+    """Issue 39 item 14: the writer named the transcript relatively; the load after the
+    kill runs from another folder and must still find the landed append (file, store and
+    checkpoints agree: 4 + 18 of 300 did not before)."""
+    (tmp_path / "s").mkdir()
+    (tmp_path / "away").mkdir()
+    _kill_trials(tmp_path / "s", "append", 60, away=tmp_path / "away")
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_an_append_killed_around_its_store_update_is_finished_from_another_folder(
+        tmp_path: Path, when: str) -> None:
+    """The two kill moments of item 14, made certain: the append has landed and the writer
+    dies just before (or just after) it updates ``sessions.json``, its journal still there.
+    The next load, from another working folder, must roll forward, never back."""
+    folder, away = tmp_path / "s", tmp_path / "away"
+    folder.mkdir()
+    away.mkdir()
+    src, store, rec = store_session(folder)
+    orig_src, orig_store = src.read_bytes(), store.read_bytes()
+    home = os.getcwd()
+    os.chdir(folder)
+    try:
+        transcript = load_transcript(Path(src.name))
+        pid = os.fork()
+        if pid == 0:
+            from sessionlens.engine.persist import writer
+
+            real = writer.update_store
+
+            def dying(*args: object, **kwargs: object) -> object:
+                if when == "after":
+                    real(*args, **kwargs)  # type: ignore[arg-type]
+                os._exit(9)  # a kill: no handler runs
+
+            writer.update_store = dying  # type: ignore[assignment]
+            try:
+                write_compaction(transcript, rec, "append")
+            finally:
+                os._exit(3)
+        _, status = os.waitpid(pid, 0)
+        assert os.WEXITSTATUS(status) == 9
+        assert any(p.name.endswith(JOURNAL_SUFFIX) for p in folder.iterdir())
+        os.chdir(away)
+        said = _check_after_load(folder, src, store, orig_src, orig_store, "append")
+    finally:
+        os.chdir(home)
+    assert said == ("store brought up to date" if when == "before" else "nothing to repair")
+    assert src.read_bytes() != orig_src  # the landed compaction stays
+
+
+@pytest.mark.long
+def test_killed_appends_loaded_from_another_folder_many_trials(tmp_path: Path) -> None:
+    (tmp_path / "s").mkdir()
+    (tmp_path / "away").mkdir()
+    _kill_trials(tmp_path / "s", "append", 300, away=tmp_path / "away")
+
+
 def _kill_loop(transcript: object, rec: CompactionRecord, mode: str, runs: int,
                window: float, rng: random.Random,
                counters: tuple[Counter[str], Counter[str], Counter[str]],
-               files: tuple[Path, Path, Path, bytes, bytes]) -> None:
+               files: tuple[Path, Path, Path, bytes, bytes], away: Path | None) -> None:
     stages, exits, loads = counters
     for _ in range(runs):
+        if away is not None:
+            os.chdir(files[0])  # the writer's working folder: its transcript path is relative
         pid = _run_child(transcript, rec, mode)
         time.sleep(rng.uniform(0.0, window))
         os.kill(pid, signal.SIGKILL)  # a child that already finished is a zombie: harmless
@@ -200,5 +266,7 @@ def _kill_loop(transcript: object, rec: CompactionRecord, mode: str, runs: int,
             assert os.WEXITSTATUS(status) == 0, "the writer failed on its own"
             exits["finished"] += 1
         stages[_check_run(*files, mode)] += 1
+        if away is not None:
+            os.chdir(away)
         loads[_check_after_load(*files, mode)] += 1
         _reset(*files)

@@ -97,3 +97,30 @@ def test_only_our_leftovers_of_dead_processes_are_swept(tmp_path: Path) -> None:
     removed = sweep_stale_files(tmp_path)
     assert sorted(removed) == sorted([ours_dead, lock_dead])
     assert ours_alive.exists() and foreign_lock.exists() and someone_else.exists()
+
+
+@needs_fork
+def test_a_journal_of_relative_paths_is_read_against_its_own_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Journals written before paths were stored absolute held the transcript as typed
+    (issue 39 item 14): read from another working folder, such a journal names the files
+    beside it, so a landed append is finished, not rolled back and its checkpoint deleted."""
+    folder, away = tmp_path / "s", tmp_path / "away"
+    folder.mkdir()
+    away.mkdir()
+    src, store, rec = store_session(folder)
+    orig_count = json.loads(store.read_bytes())[STORE_KEY]["compactionCount"]
+    _killed_before_the_store(src, rec, "append")
+    journal = folder / f".{src.name}{JOURNAL_SUFFIX}"
+    obj = json.loads(journal.read_bytes())
+    assert Path(obj["post"]["path"]).is_absolute()  # journals now hold absolute paths
+    obj["post"]["path"] = obj["transcript"] = src.name  # as an old journal held them
+    journal.write_text(json.dumps(obj))
+    monkeypatch.chdir(away)
+    t = load_transcript(src)
+    assert any("brought up to date" in d.reason for d in t.diagnostics)
+    record = json.loads(store.read_bytes())[STORE_KEY]
+    assert record["compactionCount"] == orig_count + 1
+    (cp,) = record["compactionCheckpoints"]
+    assert Path(cp["preCompaction"]["sessionFile"]).is_file()
+    assert cp["postCompaction"]["entryId"] == t.leaf_id

@@ -277,3 +277,26 @@ def test_references_that_point_nowhere_are_diagnosed() -> None:
     by_line = {d.line: d.reason for d in t.diagnostics}
     assert "firstKeptEntryId 'gone' names no entry" in by_line[4]
     assert "'nowhere'" in by_line[5] and "missing entry 'missing'" in by_line[6]
+
+
+def test_a_compaction_whose_summary_is_null_loads_with_a_diagnostic() -> None:
+    """Issue 39 item 16: ``"summary": null`` (or no summary) is read as an empty summary
+    and said, naming the file and the line."""
+    from sessionlens.engine.load.reader import load_transcript_bytes
+
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z",
+         "cwd": "/w"},
+        {"type": "message", "id": "a1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "hi"}},
+        {"type": "compaction", "id": "c1", "parentId": "a1", "timestamp": "2026-01-01T00:00:02Z",
+         "summary": None, "firstKeptEntryId": "a1", "tokensBefore": 10},
+        {"type": "compaction", "id": "c2", "parentId": "c1", "timestamp": "2026-01-01T00:00:03Z",
+         "firstKeptEntryId": "a1", "tokensBefore": 10},
+    ]
+    data = b"".join(json.dumps(x).encode() + b"\n" for x in lines)
+    t = load_transcript_bytes(data, "/virtual/null-summary.jsonl")
+    assert t.entry("c1").summary == "" and t.entry("c2").summary == ""
+    said = {(d.path, d.line): d.reason for d in t.diagnostics}
+    assert "'summary' is null" in said[("/virtual/null-summary.jsonl", 3)]
+    assert "'summary' is missing" in said[("/virtual/null-summary.jsonl", 4)]

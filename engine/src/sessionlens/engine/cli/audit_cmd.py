@@ -14,6 +14,7 @@ command says there is nothing to audit and exits 0 (JSON: ``"nothing_to_audit": 
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from sessionlens.engine.cli.flush_views import (
     resolved_settings_for,
 )
 from sessionlens.engine.cli.output import emit_json, emit_lines
-from sessionlens.engine.errors import AuditError, PlanError
+from sessionlens.engine.errors import AuditError, PlanError, SessionLensError
 from sessionlens.engine.lineage.memory_health import (
     HEALTH_FLAG_TEXT,
     MemoryHealth,
@@ -39,6 +40,7 @@ from sessionlens.engine.lineage.memory_health import (
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import OpenedTranscript
+from sessionlens.engine.transcript_secrets import transcript_secret_values
 
 __all__ = ["register", "run"]
 
@@ -162,14 +164,25 @@ def run(args: argparse.Namespace) -> int:
     # every compaction of the file, judged as the GUI's Memory tab judges it (one truth)
     health = (examine_memory(transcript, resolved.settings, flush=flush)
               if args.summary_file is None else None)
+    # dropped identifiers are quoted: a secret among them is blanked (issue 39 item 2)
+    secrets = _secrets(transcript, audited)
     if args.json:
         out: dict[str, Any] = audit_report_dict(report)
         out["span_source"] = None if audited.span_source is None else str(audited.span_source)
         out["summary_file"] = None if args.summary_file is None else str(args.summary_file)
         out["memory_flush"] = memory_flush_json(flush)
         out["memory_health"] = memory_health_json(health) if health is not None else None
-        emit_json(out)
+        emit_json(out, secrets)
         return 0
     emit_lines(_lines(report, audited, what, transcript.path) + memory_flush_lines(flush)
-               + (_health_lines(health) if health is not None else []))
+               + (_health_lines(health) if health is not None else []), secrets)
     return 0
+
+
+def _secrets(transcript: Transcript, audited: ChainAudit) -> dict[str, str]:
+    """The secrets of the audited file and of the file its summarized span came from."""
+    found = transcript_secret_values(transcript)
+    if audited.span_source is not None:
+        with contextlib.suppress(SessionLensError):
+            found = {**transcript_secret_values(load_transcript(audited.span_source)), **found}
+    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -32,8 +33,25 @@ def keep_until_exit(obj: Any) -> None:
     _kept[:] = [obj]
 
 
-def emit_json(obj: Any) -> None:
-    """Print exactly one JSON object on stdout."""
+def _blank(value: Any, secrets: Mapping[str, str]) -> Any:
+    from sessionlens.engine.transcript_secrets import (
+        blanked,  # only for commands that quote secrets
+    )
+
+    if isinstance(value, str):
+        return blanked(value, secrets)
+    if isinstance(value, Mapping):
+        return {k: _blank(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_blank(v, secrets) for v in value]
+    return value
+
+
+def emit_json(obj: Any, secrets: Mapping[str, str] | None = None) -> None:
+    """Print exactly one JSON object on stdout; with ``secrets`` (``transcript_secrets``)
+    every string in it is blanked of them and of what the detector finds."""
+    if secrets is not None:
+        obj = _blank(obj, secrets)
     _out(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
@@ -42,8 +60,10 @@ def emit_json_line(obj: Any) -> None:
     _out(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
 
 
-def emit_lines(lines: list[str]) -> None:
-    _out("\n".join(lines) + "\n")
+def emit_lines(lines: list[str], secrets: Mapping[str, str] | None = None) -> None:
+    """Print lines; with ``secrets``, blanked as ``emit_json`` blanks."""
+    text = "\n".join(lines)
+    _out((_blank(text, secrets) if secrets is not None else text) + "\n")
 
 
 #: Warnings this process printed (a run that warned keeps no answer: ``report_cache``).

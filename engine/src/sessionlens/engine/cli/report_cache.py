@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sessionlens.engine._io.atomic import atomic_write_bytes
+from sessionlens.engine._io.private import PRIVATE_FILE_MODE, private_folder
 from sessionlens.engine.errors import SessionLensError
 from sessionlens.engine.persist.recovery import needs_recovery
 from sessionlens.engine.persist.store_write import find_store
@@ -136,9 +137,10 @@ class ReportCache:
             st = self.file.stat()
             if self._stat != (st.st_size, st.st_mtime_ns) or size != st.st_size:
                 return
-            self.folder.mkdir(parents=True, exist_ok=True)
+            private_folder(self.folder, parents=1)  # reports quote the transcript's text
             atomic_write_bytes(self._path(), json.dumps(
-                {**answer, "sha256": sha256}, ensure_ascii=False).encode())
+                {**answer, "sha256": sha256}, ensure_ascii=False).encode(),
+                mode=PRIVATE_FILE_MODE)
             kept = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
             for old in kept[:-MAX_REPORTS]:
                 old.unlink(missing_ok=True)

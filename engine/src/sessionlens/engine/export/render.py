@@ -18,8 +18,20 @@ from typing import Any
 
 from sessionlens.engine.audit.dropped import md_code
 
-__all__ = ["HTML_CSS", "content_security_policy", "html_head", "md_fence", "render_html",
-           "render_json", "render_markdown"]
+__all__ = ["BIDI_CONTROLS", "HTML_CSS", "content_security_policy", "html_head", "md_fence",
+           "render_html", "render_json", "render_markdown", "visible_bidi"]
+
+#: The bidirectional embedding, override and isolate controls (U+202A-202E, U+2066-2069):
+#: raw in a page they reorder what a reader sees ("exe.txt" shown for "txt.exe"), so every
+#: export shows them as their escapes instead (issue 39 item 16).
+BIDI_CONTROLS = "".join(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
+_BIDI_VISIBLE = {ord(c): f"\\u{ord(c):04X}" for c in BIDI_CONTROLS}
+
+
+def visible_bidi(text: str) -> str:
+    """``text`` with each bidi control written as ``\\u202E`` (in JSON that is the same
+    string, escaped; in Markdown and HTML it is visible text that reorders nothing)."""
+    return text.translate(_BIDI_VISIBLE)
 
 HTML_CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;color:#222}

@@ -21,14 +21,15 @@ from sessionlens.engine._io.atomic import atomic_write_text
 from sessionlens.engine.audit.dropped import DroppedItem, RecoveryPack, build_recovery_pack
 from sessionlens.engine.audit.recorded import audit_compaction_in_chain
 from sessionlens.engine.audit.report import AuditReport, ClassCoverage
-from sessionlens.engine.errors import ExportError, PersistError
-from sessionlens.engine.model import Transcript
+from sessionlens.engine.errors import ExportError, PersistError, SessionLensError
+from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.persist.provenance import (
     SummaryProvenance,
     entry_provenance,
     recorded_facts,
 )
-from sessionlens.engine.secrets import find_secrets, redact
+from sessionlens.engine.transcript_secrets import blanked, transcript_secret_values
 
 __all__ = [
     "EXPORT_SCHEMA_VERSION",
@@ -83,6 +84,10 @@ class ExportBundle:
     session_id: str | None = None
     #: Who wrote the summary (generated, edited, the user's own); None when not recorded.
     provenance: SummaryProvenance | None = None
+    #: Value -> kind of the source transcript's secrets (``transcript_secrets``), blanked
+    #: wherever they show in the export, also without the context that named them (a
+    #: dropped identifier, the summary's critical context).
+    secret_values: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def coverage(self) -> tuple[ClassCoverage, ...]:
@@ -101,24 +106,27 @@ def sha256_file(path: Path | str) -> str:
     return digest.hexdigest()
 
 
-def scrub_secrets(value: Any) -> Any:
-    """A copy with credential-named fields removed and key-shaped text blanked (secrets.py)."""
+def scrub_secrets(value: Any, known: Mapping[str, str] | None = None) -> Any:
+    """A copy with credential-named fields removed and key-shaped text blanked (secrets.py),
+    and every ``known`` secret value (``transcript_secrets``) blanked wherever it is."""
     if isinstance(value, str):
-        return redact(value, find_secrets(value))
+        return blanked(value, known)
     if isinstance(value, Mapping):
-        return {str(k): scrub_secrets(v) for k, v in value.items() if not _SECRET_KEY.match(str(k))}
+        return {str(k): scrub_secrets(v, known) for k, v in value.items()
+                if not _SECRET_KEY.match(str(k))}
     if isinstance(value, (list, tuple)):
-        return [scrub_secrets(v) for v in value]
+        return [scrub_secrets(v, known) for v in value]
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    return scrub_secrets(str(value))
+    return scrub_secrets(str(value), known)
 
 
 def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
                 provider: str | None = None, model: str | None = None, template: str = "",
                 instructions: str = "", settings: Mapping[str, Any] | None = None,
                 created_at: str | None = None, source_sha256: str | None = None,
-                provenance: SummaryProvenance | None = None) -> ExportBundle:
+                provenance: SummaryProvenance | None = None,
+                span_source: Transcript | None = None) -> ExportBundle:
     """Assemble a bundle; hashes the source file unless ``source_sha256`` is given."""
     ids = report.summarized_entry_ids
     source = f"{transcript.path.name}" + (f", compaction {report.compaction_id}" if report.compaction_id else "")
@@ -143,6 +151,8 @@ def make_bundle(transcript: Transcript, summary: str, report: AuditReport, *,
         compaction_id=report.compaction_id,
         session_id=transcript.session_id,
         provenance=provenance,
+        secret_values={**(transcript_secret_values(span_source) if span_source else {}),
+                       **transcript_secret_values(transcript)},
     )
 
 
@@ -173,7 +183,19 @@ def bundle_for_compaction(transcript: Transcript, compaction_id: str | None = No
     return make_bundle(transcript, entry.summary or "", report, template=report.template,
                        provider=_text(own.get("provider")), model=_text(own.get("model")),
                        instructions=_text(own.get("instructions")) or "", settings=settings,
-                       provenance=entry_provenance(transcript, entry))
+                       provenance=entry_provenance(transcript, entry),
+                       span_source=_span_source(audited.span_source))
+
+
+def _span_source(path: Path | None) -> Transcript | None:
+    """The file that holds the summarized entries when it is not the exported one (its
+    secrets are blanked in the export too: the dropped identifiers come from it)."""
+    if path is None:
+        return None
+    try:
+        return load_transcript(path)
+    except SessionLensError:
+        return None
 
 
 def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
@@ -218,7 +240,7 @@ def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
                      "total": bundle.recovery.total,
                      "named_in_instruction": bundle.recovery.named_in_instruction},
     }
-    redacted: dict[str, Any] = scrub_secrets(data)
+    redacted: dict[str, Any] = scrub_secrets(data, bundle.secret_values)
     # Hashes and ids are hex, never keys; keep them exactly as computed.
     redacted["source"]["sha256"] = bundle.source_sha256
     redacted["summary"]["sha256"] = bundle.summary_sha256
@@ -246,7 +268,11 @@ def export_summary(bundle: ExportBundle, fmt: ExportFormat, out: Path | str) -> 
 
 
 def write_export(out: Path | str, text: str) -> Path:
-    """Write an export atomically; a folder or a missing folder is a clear ExportError."""
+    """Write an export atomically; a folder or a missing folder is a clear ExportError.
+    Every export passes here, so none carries a raw bidi control (``render.visible_bidi``)."""
+    from .render import visible_bidi
+
+    text = visible_bidi(text)
     target = Path(out)
     if target.is_dir():
         raise ExportError(f"{target}: is a folder; give a file name to export to")

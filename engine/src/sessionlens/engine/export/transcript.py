@@ -32,7 +32,7 @@ from sessionlens.engine.model import (
     Transcript,
 )
 from sessionlens.engine.persist.provenance import entry_provenance
-from sessionlens.engine.secrets import find_secrets, redact
+from sessionlens.engine.transcript_secrets import blank_values, transcript_secret_values
 
 from .render import HTML_CSS, html_head, md_fence
 from .summary import write_export
@@ -66,15 +66,17 @@ class TranscriptExport:
 
 
 class _Scrub:
-    """Blank secrets in every text shown, counting them."""
+    """Blank secrets in every text shown, counting them: what each text shows itself, and
+    the transcript's secrets found elsewhere in context (``transcript_secrets``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: Mapping[str, str] | None = None) -> None:
         self.count = 0
+        self.known = known or {}
 
     def __call__(self, text: str) -> str:
-        found = find_secrets(text)
-        self.count += len(found)
-        return redact(text, found) if found else text
+        out, n = blank_values(text, self.known)
+        self.count += n
+        return out
 
 
 def _entries(transcript: Transcript) -> Iterator[Entry]:
@@ -172,7 +174,7 @@ def render_transcript_markdown(transcript: Transcript,
                                audits: Mapping[str, AuditReport] | None = None,
                                scrub: _Scrub | None = None) -> str:
     """The transcript's active path as Markdown (``audits``: compaction id -> its audit)."""
-    scrub = scrub or _Scrub()
+    scrub = scrub or _Scrub(transcript_secret_values(transcript))
     audits = audits or {}
     lines = [f"# Transcript {transcript.session_id or transcript.path.name}", "",
              f"- Source: `{transcript.path}`", f"- Format: {transcript.format}",
@@ -232,7 +234,7 @@ def render_transcript_html(transcript: Transcript,
                            audits: Mapping[str, AuditReport] | None = None,
                            scrub: _Scrub | None = None) -> str:
     """The transcript's active path as one inert HTML page (see the module docstring)."""
-    scrub = scrub or _Scrub()
+    scrub = scrub or _Scrub(transcript_secret_values(transcript))
     audits = audits or {}
     title = f"Transcript {transcript.session_id or transcript.path.name}"
     out = html_head(title, _CSS, inline_images=True)
@@ -266,7 +268,7 @@ def export_transcript(transcript: Transcript, fmt: TranscriptFormat, out: Path |
     renderers = {"md": render_transcript_markdown, "html": render_transcript_html}
     if fmt not in renderers:
         raise ExportError(f"unknown transcript export format {fmt!r} (choose md or html)")
-    scrub = _Scrub()
+    scrub = _Scrub(transcript_secret_values(transcript))
     written = write_export(out, renderers[fmt](transcript, audits, scrub))
     shown = list(_entries(transcript))
     return TranscriptExport(written, len(shown), sum(e.type == "compaction" for e in shown),

@@ -13,7 +13,7 @@ drops it. Pure: the transcripts are loaded by the caller.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +23,7 @@ from sessionlens.engine.contract.identifiers import classify_value, entry_text, 
 from sessionlens.engine.contract.templates import fallback_text
 from sessionlens.engine.model import Entry, ThinkingBlock, Transcript
 from sessionlens.engine.sessions.store import foreign_basename
+from sessionlens.engine.transcript_secrets import blanked, transcript_secret_values
 
 __all__ = ["CompactionTrace", "FactMention", "FactTrace", "MentionFate", "describe_trace",
            "mention_fate", "trace_fact", "trace_to_json"]
@@ -160,8 +161,9 @@ def _role(entry: Entry) -> str:
 class _Walk:
     """The state of the walk: mentions and compactions found so far, in order."""
 
-    def __init__(self, matcher: _Matcher) -> None:
+    def __init__(self, matcher: _Matcher, secrets: Mapping[str, str]) -> None:
         self.m = matcher
+        self.secrets = secrets  # blanked in every snippet (issue 39 item 2)
         self.mentions: list[FactMention] = []
         self.compactions: list[CompactionTrace] = []
         self.order = 0
@@ -172,7 +174,8 @@ class _Walk:
             return False
         self.order += 1
         self.mentions.append(FactMention(t.path, entry.id, entry.line, entry.timestamp,
-                                         _role(entry), self.m.snippet(text), on_path, self.order))
+                                         _role(entry), self.m.snippet(blanked(text, self.secrets)),
+                                         on_path, self.order))
         return True
 
     def compaction(self, t: Transcript, path: Sequence[Entry], at: int, known: bool,
@@ -200,7 +203,10 @@ def trace_fact(transcripts: Sequence[Transcript], query: str) -> FactTrace:
     compaction both files hold is judged where it first appears. Entries off the active
     path are listed as mentions but do not change what the agent had in context."""
     m = _Matcher(query)
-    walk = _Walk(m)
+    secrets: dict[str, str] = {}
+    for t in transcripts:
+        secrets.update(transcript_secret_values(t))
+    walk = _Walk(m, secrets)
     parents = _parents(transcripts)
     seen_by: list[frozenset[str]] = []
     state_by: list[bool] = []

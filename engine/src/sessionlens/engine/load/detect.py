@@ -19,6 +19,7 @@ from sessionlens.engine.errors import LoadError, NotATranscriptError
 from sessionlens.engine.model import KNOWN_ENTRY_TYPES, Format
 
 from .formats import pi as pi_format
+from .formats.field_errors import FIELD_ERRORS
 from .formats.jsondoc import peek_document
 from .formats.sqlite_open import is_sqlite
 
@@ -56,16 +57,24 @@ def _sqlite_format(head: bytes, name: str) -> Format:
 
 
 def classify_line(obj: Any) -> Format | None:
-    """The format one JSON line belongs to, or None if it tells nothing."""
+    """The format one JSON line belongs to, or None if it tells nothing (a line whose fields
+    have types no format uses tells nothing: it never raises)."""
     if type(obj) is not dict:
         return None
+    try:
+        return _classify(obj)
+    except FIELD_ERRORS:
+        return None
+
+
+def _classify(obj: dict[str, Any]) -> Format | None:
     t = obj.get("type")
     if t == "session" and "id" in obj:
         version = obj.get("version")
         fmt: Format = pi_format.FORMAT_BY_VERSION.get(
             version if isinstance(version, int) else 1, "openclaw-v3")
         return fmt
-    if t in _CODEX_TYPES and "payload" in obj:
+    if isinstance(t, str) and t in _CODEX_TYPES and "payload" in obj:
         return "codex"
     if t is None:
         return _untyped(obj)
@@ -94,7 +103,7 @@ def _untyped(obj: dict[str, Any]) -> Format | None:
     role = obj.get("role")
     if isinstance(role, str) and isinstance(obj.get("message"), dict):
         return "cursor-jsonl"
-    if role in _KIMI_ROLES and ("content" in obj or role in ("_checkpoint", "_usage")):
+    if isinstance(role, str) and role in _KIMI_ROLES and ("content" in obj or role in ("_checkpoint", "_usage")):
         return "kimi"
     message = obj.get("message")
     if isinstance(message, dict) and "payload" in message and "timestamp" in obj:
@@ -162,7 +171,10 @@ def sniff_format(head: bytes, name: str = "<bytes>") -> Format:
         if len(seen) >= SNIFF_LINES:
             break
     if head.lstrip()[:1] in (b"{", b"[", b"\xef"):
-        doc = _document_format(head, name)
+        try:
+            doc = _document_format(head, name)
+        except FIELD_ERRORS:
+            doc = None
         if doc is not None:
             return doc
     what = "; ".join(dict.fromkeys(seen)) or "no complete line"

@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from sessionlens.engine._io.atomic import file_clock_ns
-from sessionlens.engine.errors import LoadCancelled, LoadError, NotATranscriptError
+from sessionlens.engine.errors import (
+    LoadCancelled,
+    LoadError,
+    NotATranscriptError,
+    SessionLensError,
+)
 from sessionlens.engine.model import Diagnostic, Format, Transcript
 
 from .detect import SNIFF_LINES, sniff_format
@@ -28,6 +33,7 @@ from .file_hash import BlockHasher, Sha256
 from .formats import ParsedFile
 from .formats import pi as pi_format
 from .formats.catalog import FORMATS
+from .formats.field_errors import FIELD_ERRORS, field_problem
 from .formats.jsonl import iter_file_lines
 from .formats.sqlite_open import SQLITE_MAGIC, Opened, is_sqlite, open_bytes, open_readonly
 from .tree import build_transcript
@@ -117,6 +123,23 @@ def parse_bytes(data: bytes, path: Path, fmt: Format, *,
     """Run the parser of ``fmt`` over a whole file's bytes (``session`` picks one session of
     a multi-session file)."""
     _no_session(path, fmt, session)
+    try:
+        return _parse_bytes(data, path, fmt, on_progress, cancel, session)
+    except FIELD_ERRORS as exc:
+        raise _unreadable(path, exc) from exc
+
+
+def _unreadable(path: Path, exc: BaseException) -> BaseException:
+    """The net under the adapters' per-record nets (``formats.field_errors``): a field error
+    outside any record's reading is a LoadError naming the file, never a traceback."""
+    if isinstance(exc, SessionLensError):
+        return exc
+    return LoadError(path, f"cannot be read: {field_problem(exc)}")
+
+
+def _parse_bytes(data: bytes, path: Path, fmt: Format,
+                 on_progress: Callable[[int, int], None] | None,
+                 cancel: Callable[[], bool] | None, session: str | None) -> ParsedFile:
     if fmt not in _ADAPTERS:
         return pi_format.parse(data, path, on_progress=on_progress, cancel=cancel)
     module = _adapter(fmt, path)
@@ -136,8 +159,11 @@ def parse_bytes(data: bytes, path: Path, fmt: Format, *,
 def _parse_db(module: Any, opened: Opened, path: Path, fmt: Format, session: str | None,
               on_progress: Callable[[int, int], None] | None,
               cancel: Callable[[], bool] | None) -> ParsedFile:
-    parsed: ParsedFile = module.parse_db(opened, path, fmt, session, on_progress=on_progress,
-                                         cancel=cancel)
+    try:
+        parsed: ParsedFile = module.parse_db(opened, path, fmt, session,
+                                             on_progress=on_progress, cancel=cancel)
+    except FIELD_ERRORS as exc:
+        raise _unreadable(path, exc) from exc
     return parsed
 
 
@@ -279,9 +305,12 @@ def _stream_pi(fh: BinaryIO, path: Path, st: os.stat_result,
 
     def work() -> Transcript:
         try:
-            parsed = pi_format.parse_lines(iter_file_lines(fh, on_block=hasher.feed),
-                                           st.st_size, path, on_progress=on_progress,
-                                           cancel=cancel)
+            try:
+                parsed = pi_format.parse_lines(iter_file_lines(fh, on_block=hasher.feed),
+                                               st.st_size, path, on_progress=on_progress,
+                                               cancel=cancel)
+            except FIELD_ERRORS as exc:
+                raise _unreadable(path, exc) from exc
             transcript = _build(path, parsed, hasher.size, st.st_mtime_ns, hasher.hex())
         finally:
             hasher.close()

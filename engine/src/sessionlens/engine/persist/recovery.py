@@ -60,17 +60,22 @@ class Journal:
     pid: int = 0
 
     def to_json(self) -> bytes:
+        """The journal's bytes. Every path is absolute and resolved, whatever the working
+        folder and however the transcript was named: the load that reads it back may run
+        anywhere (issue 39 item 14: a relative path read from another folder found no
+        file, so a landed append was taken for one that never happened and rolled back)."""
         return json.dumps({
             "owner": _OWNER, "pid": os.getpid(),
             "createdAt": datetime.now(UTC).isoformat(timespec="milliseconds"),
-            "mode": self.mode, "transcript": str(self.transcript), "sessionId": self.session_id,
-            "checkpoint": {"path": str(self.checkpoint.path),
+            "mode": self.mode, "transcript": _stored(self.transcript),
+            "sessionId": self.session_id,
+            "checkpoint": {"path": _stored(self.checkpoint.path),
                            "sessionId": self.checkpoint.session_id,
                            "leafId": self.checkpoint.leaf_id},
-            "post": {"sessionId": self.post.session_id, "path": str(self.post.path),
+            "post": {"sessionId": self.post.session_id, "path": _stored(self.post.path),
                      "compactionEntryId": self.post.compaction_entry_id,
                      "firstKeptEntryId": self.post.first_kept_entry_id},
-            "store": str(self.store) if self.store is not None else None,
+            "store": _stored(self.store) if self.store is not None else None,
             "record": {"summary": self.record.summary,
                        "firstKeptEntryId": self.record.first_kept_entry_id,
                        "tokensBefore": self.record.tokens_before,
@@ -78,21 +83,49 @@ class Journal:
         }, ensure_ascii=False).encode("utf-8")
 
     @classmethod
-    def from_json(cls, raw: bytes) -> Journal:
+    def from_json(cls, raw: bytes, folder: Path | None = None) -> Journal:
+        """Read a journal back. ``folder`` is where the journal lies: a relative path in
+        it (journals written before paths were stored absolute) names the file of that
+        name there, never one under the reader's working folder (a write touches only files
+        in the transcript's folder, which is the journal's)."""
         obj = json.loads(raw)
         if not isinstance(obj, dict) or obj.get("owner") != _OWNER:
             raise ValueError("not a SessionLens journal")
         cp, post, rec = obj["checkpoint"], obj["post"], obj["record"]
+
+        def where(value: Any) -> Path:
+            return _interpreted(str(value), folder)
+
         return cls(
-            mode=str(obj["mode"]), transcript=Path(obj["transcript"]),
+            mode=str(obj["mode"]), transcript=where(obj["transcript"]),
             session_id=obj.get("sessionId"),
-            checkpoint=Checkpoint(Path(cp["path"]), str(cp["sessionId"]), cp.get("leafId")),
-            post=PostCompaction(str(post["sessionId"]), Path(post["path"]),
+            checkpoint=Checkpoint(where(cp["path"]), str(cp["sessionId"]), cp.get("leafId")),
+            post=PostCompaction(str(post["sessionId"]), where(post["path"]),
                                 str(post["compactionEntryId"]), str(post["firstKeptEntryId"])),
-            store=Path(obj["store"]) if obj.get("store") else None,
+            store=where(obj["store"]) if obj.get("store") else None,
             record=CompactionRecord(str(rec["summary"]), rec.get("firstKeptEntryId"),
                                     int(rec["tokensBefore"]), rec.get("tokensAfter")),
             pid=int(obj.get("pid") or 0))
+
+
+def _stored(path: Path) -> str:
+    """How a journal holds a path: absolute, its folder's symlinks resolved, its own name
+    kept (a store record names the transcript by its file name)."""
+    absolute = Path(os.path.abspath(path))
+    return str(Path(os.path.realpath(absolute.parent)) / absolute.name)
+
+
+def _interpreted(value: str, folder: Path | None) -> Path:
+    """A journal's path as the file it names: absolute as written; relative (an old
+    journal) as the file of that name in the journal's folder."""
+    path = Path(value)
+    if path.is_absolute() or folder is None:
+        return path
+    return Path(os.path.realpath(folder)) / path.name
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def write_journal(journal: Journal) -> Path:
@@ -133,14 +166,14 @@ def _store_recorded(store: Mapping[str, Any], cid: str) -> bool:
     return False
 
 
-def _finish(journal: Journal) -> str:
+def _finish(journal: Journal, folder: Path) -> str:
     cid = journal.post.compaction_entry_id
     if not _landed(journal):
         cp = journal.checkpoint.path
-        if CHECKPOINT_MARK in cp.name and cp.parent == journal.transcript.parent:
+        if CHECKPOINT_MARK in cp.name and _same_folder(cp.parent, folder):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(cp)
-        if journal.mode == "successor":
+        if journal.mode == "successor" and _same_folder(journal.post.path.parent, folder):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(journal.post.path)
         return (f"an interrupted compaction ({cid}) had not reached the file; it was rolled "
@@ -168,14 +201,14 @@ def recover_interrupted_write(transcript_path: Path | str) -> tuple[str, ...]:
     jpath = journal_path(path)
     if jpath.exists():
         try:
-            journal = Journal.from_json(jpath.read_bytes())
+            journal = Journal.from_json(jpath.read_bytes(), jpath.parent)
             young = time.time() - jpath.stat().st_mtime < LOCK_STALE_SECONDS
             if journal.pid != os.getpid() and pid_alive(journal.pid) and young:
                 notes.append(f"a SessionLens write of this file is in progress (pid "
                              f"{journal.pid}); not touched")
             else:
                 with hold_lock(path):
-                    notes.append(_finish(journal))
+                    notes.append(_finish(journal, jpath.parent))
                     remove_journal(path)
         except (OSError, ValueError, KeyError, TypeError, PersistError) as exc:
             notes.append(f"could not finish an interrupted compaction ({jpath.name}): {exc}")

@@ -27,6 +27,7 @@ from sessionlens.engine.audit.span import compaction_span
 from sessionlens.engine.errors import LoadError, NotATranscriptError
 from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.transcript_secrets import blanked, entry_secret_values
 
 from .chunking import Chunk, ChunkerState, TokenMeasure, chunk_entries, indexed_text
 from .index_db import fts_text
@@ -196,7 +197,11 @@ def plan_file(path: Path, base: BaseState | None, settings: SearchSettings,
     if grew and resume_at is not None:
         state = ChunkerState.from_json(resume_at)
     low = min([p.seq for p in state.carry] + [state.seq])
-    items = [(i, text) for i in range(low, len(entries)) if (text := indexed_text(entries[i]))]
+    # The index holds no secret verbatim (issue 39 item 15): each entry's text is blanked
+    # of what it shows itself and of the secrets the entries indexed now show in context.
+    secrets = entry_secret_values(entries[i] for i in range(low, len(entries)))
+    items = [(i, blanked(text, secrets)) for i in range(low, len(entries))
+             if (text := indexed_text(entries[i]))]
     todo = [(seq, text) for seq, text in items if seq >= state.seq]
     counts = dict(zip((seq for seq, _ in todo), measure.counts([text for _, text in todo]),
                       strict=True))

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from sessionlens.engine._io.private import private_file, private_folder
 from sessionlens.engine.errors import ConfigError
 
 from .search_settings import SearchSettings
@@ -35,8 +36,10 @@ __all__ = [
 ]
 
 #: Bumped whenever the tables or what they hold change; an index of another version is
-#: rebuilt (2: a compaction's replaced entries include the tail the previous one kept).
-SCHEMA_VERSION = 2
+#: rebuilt (2: a compaction's replaced entries include the tail the previous one kept;
+#: 3: chunk text is stored with its secrets blanked, so an older index, which holds them
+#: verbatim, is rebuilt rather than read).
+SCHEMA_VERSION = 3
 INDEX_FILE = "index.sqlite3"
 _LOCK_FILE = "index.lock"
 #: How long a writer waits for another process's transaction before giving up (ms).
@@ -135,8 +138,8 @@ def _file_lock(folder: Path, exclusive: bool, wait_s: float) -> Iterator[None]:
     except ImportError:  # Windows: SQLite's own locking still guards every write
         yield
         return
-    folder.mkdir(parents=True, exist_ok=True)
-    fh: IO[bytes] = open(folder / _LOCK_FILE, "ab")
+    private_folder(folder, parents=1)
+    fh: IO[bytes] = open(private_file(folder / _LOCK_FILE), "ab")
     try:
         mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
         deadline = time.monotonic() + wait_s
@@ -185,8 +188,9 @@ def _check(conn: sqlite3.Connection, settings: SearchSettings) -> None:
 
 
 def _create(path: Path, settings: SearchSettings) -> None:
-    """Write a new, empty index at ``path`` (a temp name; the caller renames it)."""
-    conn = _raw_connect(path)
+    """Write a new, empty index at ``path`` (a temp name; the caller renames it), owner-only
+    like the transcripts whose text it holds."""
+    conn = _raw_connect(private_file(path))
     try:
         conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
         conn.executescript(_SCHEMA)
@@ -222,8 +226,13 @@ def rebuild(folder: Path, settings: SearchSettings, *, force: bool = False) -> N
 
 @contextlib.contextmanager
 def connect(folder: Path, settings: SearchSettings) -> Iterator[sqlite3.Connection]:
-    """An open, checked connection; a missing, corrupt or outdated index is rebuilt first."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """An open, checked connection; a missing, corrupt or outdated index is rebuilt first.
+    The folder (and the cache folder it is in) and the index's files are owner-only, also
+    when an older version left them readable."""
+    private_folder(folder, parents=1)
+    for name in (INDEX_FILE, f"{INDEX_FILE}-wal", f"{INDEX_FILE}-shm"):
+        if (folder / name).exists():
+            private_file(folder / name)
     for attempt in range(2):
         with _file_lock(folder, False, REBUILD_WAIT_S):
             target = folder / INDEX_FILE

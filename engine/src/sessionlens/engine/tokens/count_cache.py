@@ -23,6 +23,8 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from sessionlens.engine._io.private import private_file, private_folder
+
 __all__ = ["FILE_NAME", "CountCache", "text_key"]
 
 #: The database's name inside the cache folder.
@@ -80,7 +82,8 @@ class CountCache:
     # opening --------------------------------------------------------------------------------
     def _open(self, path: Path) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(path.parent, parents=1)  # the counts are keyed by text hashes
+            private_file(path)
             if path.exists() and path.stat().st_size > MAX_FILE_BYTES:
                 _unlink_all(path)
         except OSError as exc:

@@ -48,6 +48,7 @@ from .entry_chain import (
     json_text,
     path_of_uri,
 )
+from .field_errors import read_guarded
 from .jsondoc import Record, read_document
 from .jsonl import usage_count
 
@@ -76,7 +77,7 @@ def _result(block: dict[str, Any], ms: int | None, names: dict[str, str]) -> Mes
     call_id = str(block.get("toolUseID") or "")
     return Message("toolResult", (TextBlock(text),) if text else (), timestamp_ms=ms,
                    tool_call_id=call_id, tool_name=names.get(call_id),
-                   is_error=status in _FAILED)
+                   is_error=isinstance(status, str) and status in _FAILED)
 
 
 class _Thread:
@@ -155,7 +156,7 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
     ledger: dict[int, str] = {}
     events = top.get("usageLedger", {}).get("events") if isinstance(
         top.get("usageLedger"), dict) else None
-    for ev in events or []:
+    for ev in as_list(events):
         if isinstance(ev, dict) and ev.get("operationType") == "inference" and \
                 isinstance(ev.get("toMessageId"), int) and isinstance(ev.get("timestamp"), str):
             ledger.setdefault(ev["toMessageId"], ev["timestamp"])
@@ -163,7 +164,7 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
     if isinstance(top.get("title"), str) and top["title"]:
         thread.chain.add("session_info", "title", line=1, name=top["title"])
     for rec in doc.arrays.get("messages", []):
-        thread.message(rec)
+        read_guarded(thread.chain.diags, str(path), rec.line, thread.message, rec)
     if on_progress is not None:
         on_progress(len(data), len(data))
     created = epoch_ms(top.get("created"))

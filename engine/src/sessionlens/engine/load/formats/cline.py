@@ -53,7 +53,17 @@ from sessionlens.engine.model import (
 )
 
 from . import ParsedFile
-from .entry_chain import Chain, as_dict, as_str, epoch_ms, freeze, iso_from_ms, text_message
+from .entry_chain import (
+    Chain,
+    as_dict,
+    as_list,
+    as_str,
+    epoch_ms,
+    freeze,
+    iso_from_ms,
+    text_message,
+)
+from .field_errors import read_guarded
 from .jsondoc import Record, read_document
 from .jsonl import usage_count
 
@@ -85,7 +95,7 @@ def _json(text: Any) -> dict[str, Any]:
 
 def _images(rec: dict[str, Any]) -> list[ContentBlock]:
     out: list[ContentBlock] = []
-    for url in rec.get("images") or []:
+    for url in as_list(rec.get("images")):
         if isinstance(url, str) and url.startswith("data:") and "," in url:
             head, data = url.split(",", 1)
             out.append(ImageBlock(head[5:].split(";", 1)[0], data))
@@ -236,7 +246,7 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
         diags.append(Diagnostic(str(path), 1, "expected a JSON array of UI messages, found an "
                                 "object; nothing read"))
     for rec in doc.arrays.get("", []):
-        reader.record(rec)
+        read_guarded(reader.chain.diags, str(path), rec.line, reader.record, rec)
     reader._settle()
     if on_progress is not None:
         on_progress(len(data), len(data))

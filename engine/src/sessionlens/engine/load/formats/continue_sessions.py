@@ -48,6 +48,7 @@ from .entry_chain import (
     json_text,
     path_of_uri,
 )
+from .field_errors import read_guarded
 from .jsondoc import Record, read_document
 
 __all__ = ["parse"]
@@ -95,10 +96,10 @@ class _Session:
         role = msg.get("role")
         eid = str(msg.get("id") or f"h{rec.index}")
         span: dict[str, Any] = {"line": rec.line, "offset": rec.offset, "length": rec.length}
-        for st in it.get("toolCallStates") or []:
+        for st in as_list(it.get("toolCallStates")):
             if isinstance(st, dict) and isinstance(st.get("toolCallId"), str):
                 self.states[st["toolCallId"]] = str(st.get("status") or "")
-        logs = [p for p in it.get("promptLogs") or [] if isinstance(p, dict)]
+        logs = [p for p in as_list(it.get("promptLogs")) if isinstance(p, dict)]
         model = next((str(p["modelTitle"]) for p in logs if p.get("modelTitle")),
                      self.default_model)
         content = msg.get("content")
@@ -117,7 +118,7 @@ class _Session:
                 blocks.append(ThinkingBlock(text))
             elif text.strip():
                 blocks.append(TextBlock(text))
-            calls = [c for c in msg.get("toolCalls") or [] if isinstance(c, dict)]
+            calls = [c for c in as_list(msg.get("toolCalls")) if isinstance(c, dict)]
             for c in calls:
                 fn = as_dict(c.get("function"))
                 args, partial = arguments_of(fn.get("arguments"))
@@ -154,7 +155,7 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
     if isinstance(top.get("title"), str) and top["title"]:
         session.chain.add("session_info", "title", line=1, name=top["title"])
     for rec in doc.arrays.get("history", []):
-        session.item(rec)
+        read_guarded(session.chain.diags, str(path), rec.line, session.item, rec)
     if on_progress is not None:
         on_progress(len(data), len(data))
     workspace = top.get("workspaceDirectory")

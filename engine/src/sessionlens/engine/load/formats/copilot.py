@@ -48,7 +48,16 @@ from sessionlens.engine.model import (
 
 from . import ParsedFile
 from .claude_code_blocks import iso_to_ms
-from .entry_chain import Chain, arguments_of, as_dict, as_str, freeze, json_text, text_message
+from .entry_chain import (
+    Chain,
+    arguments_of,
+    as_dict,
+    as_list,
+    as_str,
+    freeze,
+    json_text,
+    text_message,
+)
 from .jsonl import JsonLine, parse_with, usage_count
 
 __all__ = ["parse"]
@@ -164,7 +173,7 @@ class _Reader:
             blocks.append(ThinkingBlock("", redacted=True))
         if isinstance(data.get("content"), str) and data["content"].strip():
             blocks.append(TextBlock(data["content"]))
-        calls = [r for r in data.get("toolRequests") or [] if isinstance(r, dict)]
+        calls = [r for r in as_list(data.get("toolRequests")) if isinstance(r, dict)]
         for r in calls:
             args, partial = arguments_of(r.get("arguments"))
             blocks.append(ToolCallBlock(str(r.get("toolCallId") or ""), str(r.get("name") or ""),

@@ -29,7 +29,17 @@ from sessionlens.engine.model import (
 
 from . import ParsedFile
 from .claude_code_blocks import iso_to_ms
-from .entry_chain import Chain, arguments_of, as_dict, as_str, freeze, json_text, text_message
+from .entry_chain import (
+    Chain,
+    arguments_of,
+    as_dict,
+    as_list,
+    as_str,
+    freeze,
+    json_text,
+    text_message,
+)
+from .field_errors import read_guarded
 from .jsondoc import Record, read_document
 
 __all__ = ["parse"]
@@ -53,7 +63,7 @@ def _message(m: dict[str, Any], ms: int | None) -> Message | None:
     if role != "assistant":
         return None
     blocks: list[ContentBlock] = [TextBlock(text)] if text else []
-    calls = [c for c in m.get("tool_calls") or [] if isinstance(c, dict)]
+    calls = [c for c in as_list(m.get("tool_calls")) if isinstance(c, dict)]
     for c in calls:
         fn = as_dict(c.get("function"))
         args, partial = arguments_of(fn.get("arguments"))
@@ -84,6 +94,9 @@ class _Merge:
         self.next = 0
 
     def emit(self, rec: Record, item: dict[str, Any] | None) -> None:
+        read_guarded(self.chain.diags, self.chain.spath, rec.line, self._emit, rec, item)
+
+    def _emit(self, rec: Record, item: dict[str, Any] | None) -> None:
         m = rec.value
         if not isinstance(m, dict):
             self.chain.error(rec.line, f"chatMessages[{rec.index}] is not an object; skipped")
@@ -152,7 +165,7 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
     top = doc.top or {}
     merge = _Merge(path, doc.arrays.get("chatMessages", []))
     for rec in doc.arrays.get("timeline", []):
-        merge.timeline_item(rec)
+        read_guarded(merge.chain.diags, str(path), rec.line, merge.timeline_item, rec)
     merge.finish()
     if on_progress is not None:
         on_progress(len(data), len(data))

@@ -53,6 +53,7 @@ from sessionlens.engine.model import (
 from . import ParsedFile
 from .catalog import agent_name
 from .entry_chain import Chain, arguments_of, as_dict, epoch_ms, freeze, iso_from_ms, json_text
+from .field_errors import read_guarded
 from .sqlite_open import Opened, table_columns
 
 __all__ = ["DbSession", "list_sessions", "parse_db", "project_of"]
@@ -272,7 +273,8 @@ def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
                 raise LoadCancelled(path, f"cancelled at row {n} of {chosen.messages}")
             if on_progress is not None:
                 on_progress(n, chosen.messages)
-        reader.row(n, str(mid), str(role), parts, model, provider, created)
+        read_guarded(reader.chain.diags, str(path), n, reader.row, n, str(mid), str(role),
+                     parts, model, provider, created)
     reader.finish(path)
     if on_progress is not None:
         on_progress(chosen.messages, chosen.messages)

@@ -38,7 +38,8 @@ from sessionlens.engine.model import (
 from . import ParsedFile
 from .claude_code_blocks import map_block
 from .entry_chain import Chain, freeze, text_message
-from .jsonl import iter_lines, iter_objects
+from .field_errors import read_guarded
+from .jsonl import JsonLine, iter_lines, iter_objects
 
 __all__ = ["parse", "session_id_of"]
 
@@ -63,28 +64,32 @@ def _jsonl(data: bytes, path: Path, on_progress: Callable[[int, int], None] | No
            cancel: Callable[[], bool] | None) -> ParsedFile:
     chain = Chain(path, "cursor-jsonl")
     for jl in iter_objects(data, path, chain.diags, on_progress=on_progress, cancel=cancel):
-        role, message = jl.obj.get("role"), jl.obj.get("message")
-        if role not in ("user", "assistant") or not isinstance(message, dict):
-            chain.error(jl.line, "a line without role user/assistant and a 'message' object; "
-                        "skipped")
-            continue
-        content = message.get("content")
-        blocks: list[ContentBlock] = []
-        items = content if isinstance(content, list) else [content]
-        for k, raw in enumerate(items):
-            block = map_block(raw)
-            if isinstance(block, ToolCallBlock) and not block.id:
-                block = ToolCallBlock(f"{jl.line:08x}:{k}", block.name, block.arguments)
-            if block is not None:
-                blocks.append(block)
-        calls = any(isinstance(b, ToolCallBlock) for b in blocks)
-        msg = Message(str(role), tuple(blocks), content_is_string=isinstance(content, str),
-                      stop_reason=("toolUse" if calls else "stop") if role == "assistant"
-                      else None)
-        chain.add("message", f"{jl.line:08x}", line=jl.line, offset=jl.offset,
-                  length=jl.length, message=msg)
+        read_guarded(chain.diags, chain.spath, jl.line, _jsonl_line, chain, jl)
     gaps = FormatGaps("Cursor", _GAPS, ("tool calls are recorded without their results",))
     return chain.parsed(_header(path, "cursor-jsonl"), gaps)
+
+
+def _jsonl_line(chain: Chain, jl: JsonLine) -> None:
+    role, message = jl.obj.get("role"), jl.obj.get("message")
+    if role not in ("user", "assistant") or not isinstance(message, dict):
+        chain.error(jl.line, "a line without role user/assistant and a 'message' object; "
+                    "skipped")
+        return
+    content = message.get("content")
+    blocks: list[ContentBlock] = []
+    items = content if isinstance(content, list) else [content]
+    for k, raw in enumerate(items):
+        block = map_block(raw)
+        if isinstance(block, ToolCallBlock) and not block.id:
+            block = ToolCallBlock(f"{jl.line:08x}:{k}", block.name, block.arguments)
+        if block is not None:
+            blocks.append(block)
+    calls = any(isinstance(b, ToolCallBlock) for b in blocks)
+    msg = Message(str(role), tuple(blocks), content_is_string=isinstance(content, str),
+                  stop_reason=("toolUse" if calls else "stop") if role == "assistant"
+                  else None)
+    chain.add("message", f"{jl.line:08x}", line=jl.line, offset=jl.offset,
+              length=jl.length, message=msg)
 
 
 class _TxtBlock:

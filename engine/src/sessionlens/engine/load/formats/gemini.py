@@ -45,6 +45,7 @@ from sessionlens.engine.model import (
 
 from . import ParsedFile
 from .entry_chain import Chain, as_str, freeze
+from .field_errors import read_guarded
 from .gemini_records import COMPRESSED, record_pieces
 from .jsondoc import read_document
 from .jsonl import iter_objects
@@ -95,7 +96,7 @@ class _Log:
             self.diags.append(Diagnostic(self.spath, line, "message record has no string "
                                          "'id'; skipped"))
             return
-        if rtype not in _TYPES:
+        if not isinstance(rtype, str) or rtype not in _TYPES:
             self.diags.append(Diagnostic(self.spath, line, f"message {ident!r} has unknown "
                                          f"type {rtype!r}; kept as a notice", "warning"))
         if ident not in self.writes:
@@ -287,7 +288,7 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
     diags: list[Diagnostic] = []
     log = _Log(str(path), diags)
     for obj, line, offset, length in _objects(data, path, fmt, diags, on_progress, cancel):
-        log.line(obj, line, offset, length)
+        read_guarded(diags, str(path), line, log.line, obj, line, offset, length)
     builder = _Builder(log, path, fmt)
     meta = log.meta
     title = meta.get("summary")

@@ -30,7 +30,7 @@ from sessionlens.engine.model import (
 )
 
 from .claude_code_blocks import iso_to_ms
-from .entry_chain import as_str, json_text
+from .entry_chain import as_list, as_str, json_text
 from .jsonl import usage_count
 
 __all__ = ["COMPRESSED", "Piece", "record_pieces", "usage_of"]
@@ -75,8 +75,8 @@ def _parts(content: Any) -> tuple[ContentBlock, ...]:
                 out.append(TextBlock(f"[inline data: {mime or 'unknown type'}]"))
         elif isinstance(part.get("fileData"), dict):
             out.append(TextBlock(f"[file: {part['fileData'].get('fileUri') or ''}]"))
-        else:
-            key = next(iter(part), "part")
+        elif part:
+            key = next(iter(part))
             out.append(TextBlock(f"[{key}] {json_text(part[key])[:200]}"))
     return tuple(out)
 
@@ -147,7 +147,7 @@ def record_pieces(rec: dict[str, Any], rtype: str) -> Iterator[Piece]:
         return
     blocks: list[ContentBlock] = _thinking(rec.get("thoughts"))
     blocks.extend(_parts(content))
-    calls = [c for c in rec.get("toolCalls") or [] if isinstance(c, dict)]
+    calls = [c for c in as_list(rec.get("toolCalls")) if isinstance(c, dict)]
     ids: list[str] = []
     for k, call in enumerate(calls):
         call_id = str(call.get("id") or f"call-{k}")

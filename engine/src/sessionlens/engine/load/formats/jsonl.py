@@ -21,6 +21,7 @@ from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.model import Diagnostic
 
 from . import ParsedFile
+from .field_errors import read_guarded
 
 __all__ = [
     "PROGRESS_STEP", "READ_BLOCK", "JsonLine", "LineReader", "LineView", "RawLine", "iter_file_lines",
@@ -244,7 +245,7 @@ def parse_with(reader: LineReader, data: bytes, path: Path | str, *,
     for jl in iter_objects(data, path, reader.diags, on_progress=on_progress, cancel=cancel):
         etype = jl.obj.get("type")
         if isinstance(etype, str):
-            reader.line(jl, etype)
+            read_guarded(reader.diags, spath, jl.line, reader.line, jl, etype)
         else:
             reader.diags.append(Diagnostic(spath, jl.line, "entry has no string 'type'; skipped"))
     return reader.finish()

@@ -47,7 +47,8 @@ from sessionlens.engine.model import (
 
 from . import ParsedFile
 from .claude_code_blocks import text_of
-from .entry_chain import Chain, arguments_of, as_dict, epoch_ms, freeze, iso_from_ms
+from .entry_chain import Chain, arguments_of, as_dict, as_list, epoch_ms, freeze, iso_from_ms
+from .field_errors import read_guarded
 from .jsonl import JsonLine, iter_objects, usage_count
 
 __all__ = ["is_subagent_context", "parse", "session_id_of"]
@@ -227,7 +228,7 @@ class _Reader:
                 blocks.append(TextBlock(str(p["text"])))
                 first_text = first_text or str(p["text"])
         ids: list[str] = []
-        for c in obj.get("tool_calls") or []:
+        for c in as_list(obj.get("tool_calls")):
             if not isinstance(c, dict):
                 continue
             fn = as_dict(c.get("function"))
@@ -256,7 +257,7 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
     reader = _Reader(path, wire)
     diags: list[Diagnostic] = []
     for jl in iter_objects(data, path, diags, on_progress=on_progress, cancel=cancel):
-        reader.line(jl)
+        read_guarded(diags, str(path), jl.line, reader.line, jl)
     missing = ["model", "ids"]
     if not reader.matched:
         missing = ["timestamps", "usage", *missing]

@@ -50,6 +50,7 @@ from sessionlens.engine.model import (
 
 from . import ParsedFile
 from .entry_chain import Chain, as_dict, epoch_ms, freeze, iso_from_ms, json_text
+from .field_errors import read_guarded
 from .jsonl import usage_count
 from .sqlite_open import Opened, table_columns
 
@@ -269,7 +270,8 @@ def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
                 raise LoadCancelled(path, f"cancelled at message {n} of {total}")
             if on_progress is not None:
                 on_progress(n, total)
-        reader.message(n, str(mid), _loads(raw), parts.get(str(mid), []))
+        read_guarded(reader.chain.diags, str(path), n, reader.message, n, str(mid), _loads(raw),
+                     parts.get(str(mid), []))
     if on_progress is not None:
         on_progress(total, total)
     extra: dict[str, Any] = {"agent": "opencode", "database": str(path), "opened": opened.how}

@@ -22,6 +22,7 @@ from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.model import Diagnostic, Entry, Format, SessionHeader
 
 from . import ParsedFile
+from .field_errors import FIELD_ERRORS, field_problem
 from .jsonl import PROGRESS_STEP, LineView, iter_lines, iter_raw_lines, recover_line
 from .pi_fields import FieldReader
 
@@ -117,8 +118,12 @@ def parse_lines(lines: Iterable[LineView], total: int, path: Path, *,
             parent = reader.parent_id(obj)
         try:
             entry = reader.entry(obj, etype, eid, parent, start, stop - start)
-        except ValueError as exc:
+        except ValueError as exc:  # pi_fields' own word on a field it could not read
             diags.append(Diagnostic(spath, line_no, f"{exc}; line skipped"))
+            object_ids.append(None)
+            continue
+        except FIELD_ERRORS as exc:
+            diags.append(Diagnostic(spath, line_no, f"{field_problem(exc)}; line skipped"))
             object_ids.append(None)
             continue
         if version == 1 and etype == "compaction" and entry.first_kept_entry_id is None:

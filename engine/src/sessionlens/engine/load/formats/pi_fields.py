@@ -125,6 +125,9 @@ class FieldReader:
                                       self.message(raw), append_mode)
         if etype == "compaction" or etype == "branch_summary":
             summary = self.opt_str(obj, "summary")
+            if summary is None and type(obj.get("summary")) is not str:
+                self.warn(f"{etype} entry has no summary text ('summary' is "
+                          f"{'null' if 'summary' in obj else 'missing'}); read as empty")
             return Entry(*base, summary=summary if summary is not None else "",
                          first_kept_entry_id=self.opt_str(obj, "firstKeptEntryId"),
                          tokens_before=self.opt_int(obj, "tokensBefore"),
