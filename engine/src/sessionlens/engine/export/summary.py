@@ -23,7 +23,7 @@ from sessionlens.engine.audit.recorded import audit_compaction_in_chain
 from sessionlens.engine.audit.report import AuditReport, ClassCoverage
 from sessionlens.engine.errors import ExportError, PersistError, SessionLensError
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.model import Transcript
 from sessionlens.engine.persist.provenance import (
     SummaryProvenance,
     entry_provenance,
