@@ -107,7 +107,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "ProviderProfile", "RetryPolicy", "SummaryResult", "TEMPLATES", "build_provider",
     "find_secrets", "keyring_available", "preview_prompts", "redact", "serialize_entries",
     "store_api_key", "summarize_plan", "redact_prompts",
-    "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
+    "AuditHeadline", "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack", "ChainAudit", "audit_every_compaction",
     "audit_compaction_in_chain",
     "CompactionOptions", "CompactionOutcome", "PlannedFile", "WritePlan", "compaction_record",

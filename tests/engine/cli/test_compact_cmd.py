@@ -277,3 +277,17 @@ def test_predicted_kept_part_is_the_successors_on_a_retry_storm(
     code, out = run_json(capsys, str(path), "--keep-recent", "120", "--write", "successor")
     assert code == 0 and out["dropped_retry_copies"]
     assert out["tokens_after"] == figures.kept_tokens + summary_tokens(out["summary"])
+
+
+def test_text_output_gives_the_rule_and_the_losses_apart(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = session(tmp_path)
+    main(["compact", str(path), "--keep-recent", "20"])
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("audit:")
+    assert out[at + 1].startswith("  OpenClaw's rule: would ")
+    assert out[at + 2].startswith("  SessionLens: ")
+    assert out[at + 3].startswith("  SessionLens checks: ")
+    assert not any(line.startswith("audit: passed") for line in out)
+    code, data = run_json(capsys, str(path), "--keep-recent", "20")
+    assert data["audit"]["headline"]["losses"] == out[at + 2].strip()  # type: ignore[index]

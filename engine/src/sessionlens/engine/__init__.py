@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ._io.atomic import atomic_write_text
     from ._io.folders import user_folders
     from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
+    from .audit.headline import AuditHeadline
     from .audit.recorded import ChainAudit, audit_compaction_in_chain, audit_every_compaction
     from .audit.report import AuditReport, audit_compaction, audit_summary
     from .compaction import (
@@ -189,7 +190,7 @@ __all__ = [
     "find_secrets", "keyring_available", "preview_prompts", "redact", "serialize_entries",
     "store_api_key", "summarize_plan", "redact_prompts",
     # audit
-    "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
+    "AuditHeadline", "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack", "ChainAudit", "audit_every_compaction",
     "audit_compaction_in_chain",
     # the compaction run
@@ -225,6 +226,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "._io.atomic": ("atomic_write_text",),
     "._io.folders": ("user_folders",),
     ".audit.dropped": ("CLASS_TITLES", "RecoveryPack", "build_recovery_pack"),
+    ".audit.headline": ("AuditHeadline",),
     ".audit.recorded": ("ChainAudit", "audit_compaction_in_chain", "audit_every_compaction"),
     ".audit.report": ("AuditReport", "audit_compaction", "audit_summary"),
     ".compaction": (

@@ -36,6 +36,7 @@ from sessionlens.engine.contract.user_words import user_words
 from sessionlens.engine.model import Entry, Transcript
 
 from .dropped import DroppedItem, find_dropped
+from .headline import AuditHeadline, audit_headline
 from .openclaw_verdict import OpenClawVerdict, openclaw_verdict, recent_opaque_identifiers
 from .span import CompactionSpan, compaction_span
 
@@ -126,6 +127,11 @@ class AuditReport:
             r in ("empty_summary", "fallback_summary") for r in self.check("content").reasons)
 
     @property
+    def headline(self) -> AuditHeadline:
+        """The rule's verdict and SessionLens's losses as two findings (``audit.headline``)."""
+        return audit_headline(self)
+
+    @property
     def reasons(self) -> tuple[str, ...]:
         """All failure codes of all checks, in check order."""
         return tuple(r for c in self.checks for r in c.reasons)
@@ -147,6 +153,7 @@ def audit_report_dict(report: AuditReport) -> dict[str, Any]:
     return {
         "compaction_id": report.compaction_id,
         "passed": report.passed,
+        "headline": report.headline.as_dict(),
         "template": report.template,
         "detected_template": report.detected_template,
         "identifier_policy": report.identifier_policy,

@@ -304,7 +304,8 @@ def run(args: argparse.Namespace) -> int:
         warn(f"warning: {w}")
     out = {
         "summary": result.summary,
-        "audit": {"passed": report.passed, "checks": [c.as_dict() for c in report.checks],
+        "audit": {"passed": report.passed, "headline": report.headline.as_dict(),
+                  "checks": [c.as_dict() for c in report.checks],
                   "kept_attempt": outcome.quality.kept_attempt,
                   "attempts": len(outcome.quality.attempts)},
         "first_kept_entry_id": first_kept,
@@ -344,11 +345,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(out)
         return 3 if refused is not None else 0
-    verdict = "passed" if report.passed else "FAILED"
-    if len(outcome.quality.attempts) > 1:
-        verdict += (f" (kept attempt {outcome.quality.kept_attempt} of "
-                    f"{len(outcome.quality.attempts)})")
-    lines = [result.summary, "", f"audit: {verdict}"]
+    attempts = (f" (kept attempt {outcome.quality.kept_attempt} of "
+                f"{len(outcome.quality.attempts)})" if len(outcome.quality.attempts) > 1 else "")
+    lines = [result.summary, "", f"audit{attempts}:", *(f"  {h}" for h in report.headline.lines)]
     lines += [f"  [{'ok' if c.passed else '!!'}] {c.name}: {c.detail}" for c in report.checks]
     lines.append(f"tokens: {FIGURE_LABELS['tokens_before']} {plan.tokens_before:,} -> "
                  f"{FIGURE_LABELS['tokens_after']} {tokens_after:,}  ({FIGURE_LABELS['first_kept_entry_id']} "

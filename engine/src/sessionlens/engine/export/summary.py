@@ -221,6 +221,7 @@ def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
             "checks": [c.as_dict() for c in r.checks],
             "identifiers": {"found": list(r.identifiers_found), "missing": list(r.identifiers_missing)},
             "total_loss": r.total_loss,
+            "headline": r.headline.as_dict(),
             "openclaw": r.openclaw.as_dict() if r.openclaw is not None else None,
         },
         "coverage": [{"class": c.cls, "found": c.found, "total": c.total} for c in bundle.coverage],
