@@ -135,10 +135,13 @@ class CompactionController(QObject):
 
     def set_sizes(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
         """Keep-recent and reserve from the panel: the session's settings, stored once."""
-        s, o = self._session.settings, self._session.overrides
-        keep = keep_recent_tokens if keep_recent_tokens != s.keep_recent_tokens else (
-            o.keep_recent_tokens)
-        reserve = reserve_tokens if reserve_tokens != s.reserve_tokens else o.reserve_tokens
+        s, o, r = self._session.settings, self._session.overrides, self._session.resolved
+        # the panel shows the values in force (the reserve raised to its floor): a value left
+        # as shown stays the user's own (or none)
+        shown_keep = int(r.keep_recent_tokens.value) if r is not None else s.keep_recent_tokens
+        shown_reserve = int(r.reserve_tokens.value) if r is not None else s.effective_reserve
+        keep = keep_recent_tokens if keep_recent_tokens != shown_keep else o.keep_recent_tokens
+        reserve = reserve_tokens if reserve_tokens != shown_reserve else o.reserve_tokens
         if (keep, reserve) != (o.keep_recent_tokens, o.reserve_tokens):
             self._session.apply_overrides(dataclasses.replace(
                 o, keep_recent_tokens=keep, reserve_tokens=reserve))

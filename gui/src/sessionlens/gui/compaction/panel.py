@@ -86,8 +86,9 @@ class CompactionPanel(QWidget):
         self._sized = False
         self.form = CompactionOptionsForm(prefs, profiles, controller.session.settings)
         self.form.sizes_changed.connect(controller.set_sizes)
-        controller.session.settings_changed.connect(
-            lambda r: self.form.show_sizes(r.settings))
+        controller.session.settings_changed.connect(self.form.show_sizes)
+        if controller.session.resolved is not None:
+            self.form.show_sizes(controller.session.resolved)
         # the form's widgets, named on the panel too (tests and screenshots use them)
         self.instructions, self.template = self.form.instructions, self.form.template
         self.provider, self.model, self.policy = self.form.provider, self.form.model, self.form.policy
