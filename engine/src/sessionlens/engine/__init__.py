@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         ProviderError,
         ProviderTimeoutError,
         ProviderUnavailableError,
+        SecondSuccessorError,
         SessionLensError,
         SummarizationCancelled,
     )
@@ -164,7 +165,8 @@ __all__ = [
     "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError", "NothingToCompact",
     "PersistError",
     "PlanError", "ProviderAuthError", "ProviderError", "ProviderTimeoutError",
-    "ProviderUnavailableError", "SessionLensError", "SummarizationCancelled",
+    "ProviderUnavailableError", "SecondSuccessorError", "SessionLensError",
+    "SummarizationCancelled",
     # model and settings
     "CompactionSettings", "DEFAULT_SETTINGS", "Diagnostic", "Entry", "ImageBlock", "Transcript",
     "context_window_for_model",
@@ -239,8 +241,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "AuditError", "AuditGateError", "ConfigError", "ContextOverflowError", "ExportError",
         "FileChangedError", "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError",
         "NothingToCompact", "PersistError", "PlanError", "ProviderAuthError", "ProviderError",
-        "ProviderTimeoutError", "ProviderUnavailableError", "SessionLensError",
-        "SummarizationCancelled",
+        "ProviderTimeoutError", "ProviderUnavailableError", "SecondSuccessorError",
+        "SessionLensError", "SummarizationCancelled",
     ),
     ".export.summary": (
         "EXPORT_FORMATS", "ExportFormat", "bundle_for_compaction", "export_schema",

@@ -20,7 +20,8 @@ went wrong and, where there is one, which file and line.
     ├── PersistError              writing a file failed; nothing was changed
     │   ├── LockHeldError         a live process holds the transcript's .jsonl.lock
     │   ├── FileChangedError      the transcript changed between load and write
-    │   └── AuditGateError        the summary failed its audit; nothing was written
+    │   ├── AuditGateError        the summary failed its audit; nothing was written
+    │   └── SecondSuccessorError  the original already has a successor (one continuation)
     ├── ExportError               an export could not be produced
     └── AuditError                nothing to audit (no such compaction, none in the file)
 """
@@ -43,6 +44,7 @@ __all__ = [
     "NothingToCompact",
     "PersistError",
     "PlanError",
+    "SecondSuccessorError",
     "ProviderAuthError",
     "ProviderError",
     "ProviderTimeoutError",
@@ -153,6 +155,17 @@ class AuditGateError(PersistError):
         super().__init__(path, "the summary failed its audit (" + ", ".join(failed_checks)
                          + "); nothing was written. Accept the failed audit explicitly to "
                          "write it anyway")
+
+
+class SecondSuccessorError(PersistError):
+    """The transcript already has a successor: an agent session has one continuation, so a
+    second compaction of the same original is refused unless the user asks for it."""
+
+    def __init__(self, path: Path | str, existing: Path) -> None:
+        self.existing = existing
+        super().__init__(path, f"was already compacted into a successor, {existing.name}: an "
+                         "agent session has one continuation, so nothing was written. Compact that file instead, "
+                         "or allow a second successor explicitly (--allow-second-successor)")
 
 
 class ExportError(SessionLensError):

@@ -45,6 +45,7 @@ from sessionlens.engine.errors import (
 )
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
+from sessionlens.engine.persist.continuation import refuse_second_successor
 from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
@@ -108,6 +109,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "append: add the compaction to FILE itself")
     p.add_argument("--accept-failed-audit", action="store_true",
                    help="write even when the summary fails its audit (default: refuse, exit 3)")
+    p.add_argument("--allow-second-successor", action="store_true",
+                   help="write even when FILE already has a successor (default: refuse, "
+                        "naming it: an agent session has one continuation)")
     p.add_argument("--keep-retry-copies", action="store_true",
                    help="successor: keep the unanswered copies of a prompt resent within "
                         f"{RETRY_WINDOW_MS // 1000} s (a retry storm); by default they are "
@@ -250,6 +254,8 @@ def run(args: argparse.Namespace) -> int:
     transcript = opened.transcript
     if args.write != "none" and not args.preview:
         check_lock(transcript.path)  # refuse before spending a model call, not after
+        if not args.allow_second_successor:
+            refuse_second_successor(transcript.path)  # checked again under the lock
     # pins first: remembered even when there turns out to be nothing to compact yet
     state = user_folders(args.basedir).state
     pinned = add_pins(transcript, args.pin, state) if args.pin else load_pins(transcript, state)
@@ -285,7 +291,8 @@ def run(args: argparse.Namespace) -> int:
     if prepared is not None and args.write != "none":
         try:
             wrote = write_prepared(transcript, prepared,
-                                   accept_failed_audit=args.accept_failed_audit)
+                                   accept_failed_audit=args.accept_failed_audit,
+                                   allow_second_successor=args.allow_second_successor)
             written, notes = [str(p) for p in wrote.written], wrote.notes
         except AuditGateError as exc:
             refused = str(exc)
