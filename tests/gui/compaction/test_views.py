@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from fixtures.qt_app import mount
+from fixtures.qt_app import mount, settle
 from fixtures.scenarios import write_session
-from sessionlens.engine import audit_summary, load_transcript
+from sessionlens.engine import CompactionRecord, audit_summary, load_transcript, write_compaction
 from sessionlens.gui.compaction.accept_dialog import AcceptDialog
 from sessionlens.gui.compaction.audit_models import (
     ChecksModel,
@@ -163,3 +163,38 @@ def test_accept_dialog_refuses_what_the_engine_refuses_and_gates_a_failed_audit(
     assert not gated.failed_audit_accepted()
     gated.accept_failed.setChecked(True)
     assert gated.write_button.isEnabled() and gated.failed_audit_accepted()
+
+
+def test_accept_dialog_asks_before_a_second_successor_naming_the_first(
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    """One continuation: the original already has a successor; the dialog names it and
+    writes nothing unless the user ticks the box; the controller refuses without it."""
+    path = write_session(tmp_path / "s")
+    t = load_transcript(path)
+    first = write_compaction(t, CompactionRecord(summary="## Goal\nship it",
+                                                 first_kept_entry_id=t.leaf_id,
+                                                 tokens_before=1000))
+    assert first.successor_path is not None
+    ctx = make_app()
+    parts = mount(qtbot, ctx, path)  # the original again, as a user opens it later
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
+        parts.panel.run()
+    record = blocker.args[0]
+    assert record.write_plan("successor").existing_successor == first.successor_path
+    dlg = AcceptDialog(record, record.transcript)
+    qtbot.addWidget(dlg)
+    assert dlg.allow_second.isVisibleTo(dlg) and not dlg.write_button.isEnabled()
+    assert first.successor_path.name in dlg.allow_second.text()
+    assert first.successor_path.name in dlg.problem.text()
+    assert not dlg.second_successor_allowed()
+    dlg.allow_second.setChecked(True)
+    assert dlg.write_button.isEnabled() and dlg.second_successor_allowed()
+    before = set(path.parent.iterdir())
+    with qtbot.waitSignal(parts.controller.write_failed, timeout=30_000) as refused:
+        parts.controller.accept("successor", accept_failed_audit=True)
+    assert first.successor_path.name in refused.args[0]
+    assert set(path.parent.iterdir()) == before  # nothing written
+    with qtbot.waitSignal(parts.controller.accepted, timeout=30_000):
+        parts.controller.accept("successor", accept_failed_audit=True,
+                                allow_second_successor=True)
+    settle(qtbot, ctx)

@@ -10,6 +10,7 @@ as ``--accept-failed-audit`` on the command line.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
@@ -109,6 +110,11 @@ class AcceptDialog(QDialog):
             "The audit FAILED (%1). Write this summary anyway.").replace("%1", ", ".join(failed)))
         self.accept_failed.setVisible(not report.passed)
         self.accept_failed.toggled.connect(lambda _on: self._refresh())
+        # one continuation: a second successor of the same original is asked for, by name
+        self.allow_second = QCheckBox()
+        self._existing: Path | None = None
+        self.allow_second.setVisible(False)
+        self.allow_second.toggled.connect(lambda _on: self._refresh())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.write_button = buttons.addButton(self.tr("Write these files"),
                                               QDialogButtonBox.ButtonRole.AcceptRole)
@@ -122,6 +128,7 @@ class AcceptDialog(QDialog):
             layout.addWidget(part)
         self._fill_retries()
         layout.addWidget(self.accept_failed)
+        layout.addWidget(self.allow_second)
         layout.addWidget(self.problem)
         layout.addWidget(buttons)
         self._refresh()
@@ -157,6 +164,11 @@ class AcceptDialog(QDialog):
         for part in (self.retry_note, self.retries, self.keep_retries):
             part.setVisible(bool(copies))
 
+    def second_successor_allowed(self) -> bool:
+        """True when the original has no successor yet, or the user ticked the box that
+        names the one it has."""
+        return self._existing is None or self.allow_second.isChecked()
+
     def failed_audit_accepted(self) -> bool:
         return self._record.report.passed or self.accept_failed.isChecked()
 
@@ -185,9 +197,22 @@ class AcceptDialog(QDialog):
         self.keep_retries.setEnabled(self.mode() == "successor")
         problem = why if isinstance(why, str) else (
             None if why is not None else self.tr("The write is still being prepared."))
+        existing = prepared.existing_successor if prepared is not None else None
+        self._existing = existing
+        if existing is not None:
+            self.allow_second.setText(self.tr(
+                "%1 already has a successor, %2: an agent session has one continuation. "
+                "Write a second one anyway (on the command line: compact "
+                "--allow-second-successor).").replace("%1", self._t.path.name).replace(
+                "%2", existing.name))
+        self.allow_second.setVisible(existing is not None)
         if problem is None and not self.failed_audit_accepted():
             problem = self.tr("Nothing is written while the audit fails, unless you tick the "
                               "box above.")
+        if problem is None and existing is not None and not self.allow_second.isChecked():
+            problem = self.tr("Nothing is written: %1 already has the successor %2 (compact "
+                              "that file instead), unless you tick the box above.").replace(
+                "%1", self._t.path.name).replace("%2", existing.name)
         self.problem.setText(problem or "")
         self.problem.setVisible(problem is not None)
         self.write_button.setEnabled(problem is None)

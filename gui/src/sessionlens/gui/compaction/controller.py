@@ -316,7 +316,7 @@ class CompactionController(QObject):
         return c is not None and c.rerun_of is None and c.transcript is self.transcript
 
     def accept(self, mode: WriteMode, *, accept_failed_audit: bool = False,
-               keep_retry_copies: bool = False) -> None:
+               keep_retry_copies: bool = False, allow_second_successor: bool = False) -> None:
         """Write what the engine's dry run for ``mode`` describes, then open what it wrote.
 
         A failed audit is refused by the engine unless ``accept_failed_audit`` (the Accept
@@ -334,7 +334,8 @@ class CompactionController(QObject):
         t = record.transcript
 
         def job(_p: Progress, _c: CancelCheck) -> WriteResult:
-            return write_prepared(t, prepared, accept_failed_audit=accept_failed_audit)
+            return write_prepared(t, prepared, accept_failed_audit=accept_failed_audit,
+                                  allow_second_successor=allow_second_successor)
 
         self._tasks.run(job, on_done=lambda r: self._on_written(record, r),
                         on_error=lambda e: self.write_failed.emit(describe_error(e)))

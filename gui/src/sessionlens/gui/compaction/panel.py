@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 ConfirmOutbound = Callable[["OutboundPreview", QWidget], "frozenset[str] | None"]
 #: (record, transcript, parent) -> write mode, or None when the user cancels.
 ConfirmAccept = Callable[[RunRecord, "Transcript", QWidget],
-                         "tuple[WriteMode, bool] | tuple[WriteMode, bool, bool] | None"]
+                         "tuple[WriteMode, bool] | tuple[WriteMode, bool, bool] "
+                         "| tuple[WriteMode, bool, bool, bool] | None"]
 #: (format, parent) -> where to export, or None.
 AskSavePath = Callable[[str, QWidget], "Path | None"]
 _FORMAT_NAMES: dict[ExportFormat, str] = {"md": "Markdown", "json": "JSON", "html": "HTML"}
@@ -285,7 +286,8 @@ class CompactionPanel(QWidget):
         if choice is not None:
             self._set_status(self.tr("Writing…"))
             self.c.accept(choice[0], accept_failed_audit=choice[1],
-                          keep_retry_copies=len(choice) > 2 and bool(choice[-1]))
+                          keep_retry_copies=len(choice) > 2 and bool(choice[2]),
+                          allow_second_successor=len(choice) > 3 and bool(choice[3]))
 
     def export(self, fmt: ExportFormat) -> None:
         path = self._ask_save_path(fmt, self)
