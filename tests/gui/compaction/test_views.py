@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from fixtures.qt_app import mount, settle
 from fixtures.scenarios import write_session
 from sessionlens.engine import CompactionRecord, audit_summary, load_transcript, write_compaction
-from sessionlens.gui.compaction.accept_dialog import AcceptDialog
+from sessionlens.gui.compaction.accept_dialog import PATH_ROLE, AcceptDialog
 from sessionlens.gui.compaction.audit_models import (
     ChecksModel,
     CoverageModel,
@@ -124,13 +124,15 @@ def test_accept_dialog_names_the_real_files_of_the_engines_dry_run(
     rows = [dlg.files.topLevelItem(i) for i in range(dlg.files.topLevelItemCount())]
     assert [r.text(0) for r in rows] == ["Checkpoint", "Successor", "Session store"]
     prepared = record.write_plan("successor")
-    assert [r.text(1) for r in rows] == [str(f.path) for f in prepared.files]
+    assert [r.data(1, PATH_ROLE) for r in rows] == [str(f.path) for f in prepared.files]
+    assert [r.text(1) for r in rows] == [f.path.name for f in prepared.files]  # folder above
+    assert str(path.parent.absolute()) in dlg.folder.text()
     assert not any("<" in r.text(1) for r in rows)
     assert str(prepared.tokens_after) in dlg.facts.text().replace(",", "")
     assert prepared.first_kept_entry_id in dlg.facts.text()
     dlg.append.setChecked(True)
     assert dlg.mode() == "append"
-    assert dlg.files.topLevelItem(1).text(1) == str(path.absolute())
+    assert dlg.files.topLevelItem(1).data(1, PATH_ROLE) == str(path.absolute())
     dlg.successor.setChecked(True)
     before = set((tmp_path / "s").iterdir())
     with qtbot.waitSignal(parts.controller.accepted, timeout=30_000) as written:

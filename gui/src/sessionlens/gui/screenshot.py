@@ -212,6 +212,7 @@ def show_search(ctx: AppContext, query: str | None, on_ready: Callable[[], None]
     parts.controller.results_ready.connect(answered)
     parts.controller.failed.connect(lambda _m: on_ready())
     parts.action.trigger()  # shows the dock, which starts the index update
-    win.resizeDocks([parts.dock], [int(win.width() * SEARCH_DOCK_SHARE)],
-                    Qt.Orientation.Horizontal)
+    if not win.tabifiedDockWidgets(parts.dock):  # beside the central widget: give it room
+        win.resizeDocks([parts.dock], [int(win.width() * SEARCH_DOCK_SHARE)],
+                        Qt.Orientation.Horizontal)
     return True

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -27,12 +28,15 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.engine import FIGURE_LABELS, PersistError, require_writable
+from sessionlens.gui.compaction.audit_panel import headline_html
 from sessionlens.gui.compaction.run import KEEP_RETRY_COPIES
 
 if TYPE_CHECKING:
     from sessionlens.engine import Transcript, WriteMode
     from sessionlens.gui.compaction.run import RunRecord
 
+#: The full path of a file row (column 1 may show only its name).
+PATH_ROLE = Qt.ItemDataRole.UserRole + 31
 _KIND_TITLES = {"checkpoint": "Checkpoint", "successor": "Successor", "append": "Original",
                 "store": "Session store", "restored": "Restored transcript"}
 
@@ -55,12 +59,18 @@ def writable_problem(transcript: Transcript) -> str | None:
     return None
 
 
-def fill_file_list(tree: QTreeWidget, rows: tuple[PlannedWrite, ...]) -> None:
-    """Show ``rows`` in a three-column list (also the Restore dialog's)."""
+def fill_file_list(tree: QTreeWidget, rows: tuple[PlannedWrite, ...],
+                   folder: Path | None = None) -> None:
+    """Show ``rows`` in a three-column list (also the Restore dialog's). With ``folder``, a
+    file in it is shown by its name (the dialog names the folder once above the list), so
+    no path is cut off; the full path is the tooltip and ``PATH_ROLE``."""
     tree.clear()
     for w in rows:
         title = tree.tr(_KIND_TITLES.get(w.kind, w.kind))
-        item = QTreeWidgetItem([title, w.path, w.note])
+        path = Path(w.path)
+        shown = path.name if folder is not None and path.parent == folder else w.path
+        item = QTreeWidgetItem([title, shown, w.note])
+        item.setData(1, PATH_ROLE, w.path)
         item.setToolTip(1, w.path)
         item.setToolTip(2, w.note)
         tree.addTopLevelItem(item)
@@ -75,10 +85,18 @@ class AcceptDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Accept compaction: files to be written"))
-        self.resize(900, 460)
+        self.resize(980, 600)
         self._t, self._record = transcript, record
         self.facts = QLabel()
         self.facts.setWordWrap(True)
+        # the audit being accepted: the rule's verdict and the losses, as the Audit tab says
+        self.audit = QLabel(headline_html(record.report))
+        self.audit.setWordWrap(True)
+        self.audit.setTextFormat(Qt.TextFormat.RichText)
+        self._folder = transcript.path.absolute().parent
+        self.folder = QLabel(self.tr("In the folder %1:").replace("%1", str(self._folder)))
+        self.folder.setWordWrap(True)
+        self.folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.successor = QRadioButton(self.tr("Successor transcript (recommended): a new file; "
                                               "the original stays as it is"))
         self.append = QRadioButton(self.tr("Append to the original transcript (modifies it)"))
@@ -88,7 +106,7 @@ class AcceptDialog(QDialog):
         group.addButton(self.append)
         group.buttonToggled.connect(lambda *_: self._refresh())
         self.files = QTreeWidget()
-        self.files.setHeaderLabels([self.tr("File"), self.tr("Path"), self.tr("What")])
+        self.files.setHeaderLabels([self.tr("File"), self.tr("Name"), self.tr("What")])
         self.files.setRootIsDecorated(False)
         self.files.setWordWrap(True)
         self.retry_note = QLabel()
@@ -121,7 +139,7 @@ class AcceptDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for w in (self.facts, self.successor, self.append):
+        for w in (self.audit, self.facts, self.successor, self.append, self.folder):
             layout.addWidget(w)
         layout.addWidget(self.files, 1)
         for part in (self.retry_note, self.retries, self.keep_retries):
@@ -192,7 +210,7 @@ class AcceptDialog(QDialog):
                 "%2", f"{fig.entries_summarized:,}").replace(
                 "%3", prepared.first_kept_entry_id).replace(
                 "%4", f"{prepared.tokens_before:,}").replace("%5", f"{prepared.tokens_after:,}"))
-        fill_file_list(self.files, self.planned())
+        fill_file_list(self.files, self.planned(), self._folder)
         why = self._record.write_plans.get(self._key())
         self.keep_retries.setEnabled(self.mode() == "successor")
         problem = why if isinstance(why, str) else (
