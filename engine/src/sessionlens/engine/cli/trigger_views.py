@@ -63,6 +63,7 @@ def pruning_json(d: PruningDelay) -> dict[str, Any]:
     p = d.preview
     return {
         "keep_turns": p.keep_turns,
+        "agent_note": d.agent_note,
         "protected_from_entry_id": p.protected_from_entry_id,
         "tokens_saved": p.tokens_saved,
         "context_tokens": d.context_tokens,
@@ -124,4 +125,6 @@ def trigger_lines(s: dict[str, Any]) -> list[str]:
                      + (f" (~{turns:g} turns)" if turns is not None else "")
                      + ("; no compaction due after pruning" if pr["due_without_pruning"]
                         and not pr["due_with_pruning"] else ""))
+        if pr["agent_note"]:
+            lines.append(f"                {pr['agent_note']}")
     return lines
