@@ -29,6 +29,10 @@ from sessionlens.gui.table_fit import fit_columns, keep_headers_whole
 
 #: The column a narrow dock hides.
 SIZE_COLUMN = COLUMNS.index("Size")
+#: Columns a narrow dock drops, first to last, so every session's name stays readable.
+DROP_ORDER = tuple(COLUMNS.index(c) for c in ("Size", "Compactions", "Entries", "Last entry"))
+#: The name column never asks for more than this (a long title is cut, its tooltip whole).
+NAME_CAP = 220
 
 
 class SessionBrowser(QWidget):
@@ -84,14 +88,41 @@ class SessionBrowser(QWidget):
         controller.sessions_failed.connect(self.status.setText)
 
     def _fit_columns(self) -> None:
-        """Size is the column a narrow dock drops first (it returns when there is room)."""
-        self._full_width = keep_headers_whole(self.tree, optional=(SIZE_COLUMN,))
-        self.tree.setColumnHidden(SIZE_COLUMN, self.tree.width() < self._full_width)
+        """The name first: a narrow dock drops Size, then Compactions, Entries and Last
+        entry (they come back when there is room) before it cuts a session's name."""
+        self._full_width = keep_headers_whole(self.tree, optional=DROP_ORDER)
+        self._drop_columns()
+
+    def name_width(self) -> int:
+        """What the Session column needs for its longest name (capped at ``NAME_CAP``)."""
+        fm = self.tree.fontMetrics()
+        widest = max((fm.horizontalAdvance(str(self.model.index(r, 0, g).data()))
+                      for gr in range(self.model.rowCount())
+                      for g in (self.model.index(gr, 0),)
+                      for r in range(self.model.rowCount(g))), default=0)
+        return min(NAME_CAP, widest + 2 * self.tree.indentation() + 16)
+
+    def _drop_columns(self) -> None:
+        room = self.tree.viewport().width()
+        if room <= 0:
+            return
+        header = self.tree.header()
+        need = self.name_width()
+        shown = [c for c in range(1, self.model.columnCount())]
+        widths = {c: max(header.sectionSizeHint(c), self.tree.sizeHintForColumn(c))
+                  for c in shown}
+        hidden: set[int] = set()
+        for col in DROP_ORDER:
+            if need + sum(w for c, w in widths.items() if c not in hidden) <= room:
+                break
+            hidden.add(col)
+        for col in shown:
+            self.tree.setColumnHidden(col, col in hidden)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._full_width:
-            self.tree.setColumnHidden(SIZE_COLUMN, self.tree.width() < self._full_width)
+            self._drop_columns()
 
     def rescan(self) -> None:
         self.status.setText(self.tr("Looking for sessions…"))
