@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from fixtures.qt_app import mount, settle
 from fixtures.scenarios import write_session
 from sessionlens.engine import CompactionRecord, audit_summary, load_transcript, write_compaction
-from sessionlens.gui.compaction.accept_dialog import PATH_ROLE, AcceptDialog
+from sessionlens.gui.compaction.accept_dialog import PATH_ROLE, ZWSP, AcceptDialog
 from sessionlens.gui.compaction.audit_models import (
     ChecksModel,
     CoverageModel,
@@ -110,6 +110,19 @@ def test_audit_panel_links_dropped_items_and_copies_the_pack(qtbot: Any, report:
 
 # --------------------------------------------------------------------------- accept dialog
 
+class _Row:
+    """One row of the Accept dialog's file table, read as a reader sees it."""
+
+    def __init__(self, table: Any, row: int) -> None:
+        self.table, self.row = table, row
+
+    def text(self, col: int) -> str:
+        return str(self.table.item(self.row, col).text())
+
+    def path(self) -> str:
+        return str(self.table.item(self.row, 1).data(PATH_ROLE))
+
+
 def test_accept_dialog_names_the_real_files_of_the_engines_dry_run(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     """Every row is a real path (no placeholders), and the write creates exactly those."""
@@ -121,18 +134,18 @@ def test_accept_dialog_names_the_real_files_of_the_engines_dry_run(
     record = blocker.args[0]
     dlg = AcceptDialog(record, record.transcript)
     qtbot.addWidget(dlg)
-    rows = [dlg.files.topLevelItem(i) for i in range(dlg.files.topLevelItemCount())]
+    rows = [_Row(dlg.files, i) for i in range(dlg.files.rowCount())]
     assert [r.text(0) for r in rows] == ["Checkpoint", "Successor", "Session store"]
     prepared = record.write_plan("successor")
-    assert [r.data(1, PATH_ROLE) for r in rows] == [str(f.path) for f in prepared.files]
-    assert [r.text(1) for r in rows] == [f.path.name for f in prepared.files]  # folder above
+    assert [r.path() for r in rows] == [str(f.path) for f in prepared.files]
+    assert [r.text(1).replace(ZWSP, "") for r in rows] == [f.path.name for f in prepared.files]
     assert str(path.parent.absolute()) in dlg.folder.text()
     assert not any("<" in r.text(1) for r in rows)
     assert str(prepared.tokens_after) in dlg.facts.text().replace(",", "")
     assert prepared.first_kept_entry_id in dlg.facts.text()
     dlg.append.setChecked(True)
     assert dlg.mode() == "append"
-    assert dlg.files.topLevelItem(1).data(1, PATH_ROLE) == str(path.absolute())
+    assert _Row(dlg.files, 1).path() == str(path.absolute())
     dlg.successor.setChecked(True)
     before = set((tmp_path / "s").iterdir())
     with qtbot.waitSignal(parts.controller.accepted, timeout=30_000) as written:

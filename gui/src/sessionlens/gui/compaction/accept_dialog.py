@@ -9,18 +9,22 @@ as ``--accept-failed-audit`` on the command line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QButtonGroup,
     QCheckBox,
     QDialog,
     QDialogButtonBox,
     QLabel,
     QRadioButton,
+    QTableWidget,
+    QTableWidgetItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -35,6 +39,11 @@ if TYPE_CHECKING:
     from sessionlens.engine import Transcript, WriteMode
     from sessionlens.gui.compaction.run import RunRecord
 
+#: The zero-width space ``breakable`` inserts (tests strip it to compare names).
+ZWSP = "\u200b"
+_BREAKS = re.compile(r"[/_.-](?=[^\s])")
+#: A file-name column wider than this wraps (px).
+NAME_COLUMN_CAP = 360
 #: The full path of a file row (column 1 may show only its name).
 PATH_ROLE = Qt.ItemDataRole.UserRole + 31
 _KIND_TITLES = {"checkpoint": "Checkpoint", "successor": "Successor", "append": "Original",
@@ -59,23 +68,43 @@ def writable_problem(transcript: Transcript) -> str | None:
     return None
 
 
-def fill_file_list(tree: QTreeWidget, rows: tuple[PlannedWrite, ...],
-                   folder: Path | None = None) -> None:
-    """Show ``rows`` in a three-column list (also the Restore dialog's). With ``folder``, a
-    file in it is shown by its name (the dialog names the folder once above the list), so
-    no path is cut off; the full path is the tooltip and ``PATH_ROLE``."""
+def fill_file_list(tree: QTreeWidget, rows: tuple[PlannedWrite, ...]) -> None:
+    """Show ``rows`` in a three-column list (the Restore dialog's)."""
     tree.clear()
     for w in rows:
         title = tree.tr(_KIND_TITLES.get(w.kind, w.kind))
-        path = Path(w.path)
-        shown = path.name if folder is not None and path.parent == folder else w.path
-        item = QTreeWidgetItem([title, shown, w.note])
-        item.setData(1, PATH_ROLE, w.path)
+        item = QTreeWidgetItem([title, w.path, w.note])
         item.setToolTip(1, w.path)
         item.setToolTip(2, w.note)
         tree.addTopLevelItem(item)
     for col in (0, 1):
         tree.resizeColumnToContents(col)
+
+
+def fill_file_table(table: QTableWidget, rows: tuple[PlannedWrite, ...], folder: Path) -> None:
+    """The Accept dialog's files: a file in ``folder`` by its name (the dialog names the
+    folder once above), names and notes wrapped inside their cells (never cut to "…"); the
+    full path is the tooltip and ``PATH_ROLE``."""
+    table.setRowCount(len(rows))
+    for r, w in enumerate(rows):
+        path = Path(w.path)
+        shown = path.name if path.parent == folder else w.path
+        cells = [table.tr(_KIND_TITLES.get(w.kind, w.kind)), breakable(shown), breakable(w.note)]
+        for c, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            item.setData(PATH_ROLE, w.path)
+            item.setToolTip(w.path if c < 2 else w.note)
+            table.setItem(r, c, item)
+    table.resizeColumnToContents(0)
+    table.resizeColumnToContents(1)
+    table.setColumnWidth(1, min(table.columnWidth(1), NAME_COLUMN_CAP))
+    table.resizeRowsToContents()
+
+
+def breakable(text: str) -> str:
+    """``text`` with a zero-width break after each ``/ _ - .`` so a long file name wraps
+    inside its cell instead of being cut to "…" (the full text is the cell's tooltip)."""
+    return _BREAKS.sub(lambda m: m.group(0) + ZWSP, text)
 
 
 class AcceptDialog(QDialog):
@@ -105,10 +134,16 @@ class AcceptDialog(QDialog):
         group.addButton(self.successor)
         group.addButton(self.append)
         group.buttonToggled.connect(lambda *_: self._refresh())
-        self.files = QTreeWidget()
-        self.files.setHeaderLabels([self.tr("File"), self.tr("Name"), self.tr("What")])
-        self.files.setRootIsDecorated(False)
+        self.files = QTableWidget(0, 3)
+        self.files.setHorizontalHeaderLabels([self.tr("File"), self.tr("Name"), self.tr("What")])
+        self.files.verticalHeader().setVisible(False)
+        self.files.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.files.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.files.setWordWrap(True)
+        self.files.horizontalHeader().setStretchLastSection(True)
+        # rows grow to their wrapped text again whenever a column's width changes
+        self.files.horizontalHeader().sectionResized.connect(
+            lambda *_a: self.files.resizeRowsToContents())
         self.retry_note = QLabel()
         self.retry_note.setWordWrap(True)
         self.retries = QTreeWidget()
@@ -210,7 +245,7 @@ class AcceptDialog(QDialog):
                 "%2", f"{fig.entries_summarized:,}").replace(
                 "%3", prepared.first_kept_entry_id).replace(
                 "%4", f"{prepared.tokens_before:,}").replace("%5", f"{prepared.tokens_after:,}"))
-        fill_file_list(self.files, self.planned(), self._folder)
+        fill_file_table(self.files, self.planned(), self._folder)
         why = self._record.write_plans.get(self._key())
         self.keep_retries.setEnabled(self.mode() == "successor")
         problem = why if isinstance(why, str) else (
