@@ -45,7 +45,6 @@ def _table(headers: list[str]) -> QTableWidget:
     table.verticalHeader().setVisible(False)
     table.setAlternatingRowColors(True)
     table.setWordWrap(False)
-    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long file name keeps both ends
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)
