@@ -213,3 +213,44 @@ def test_accept_dialog_asks_before_a_second_successor_naming_the_first(
         parts.controller.accept("successor", accept_failed_audit=True,
                                 allow_second_successor=True)
     settle(qtbot, ctx)
+
+
+def test_terminal_colour_codes_are_not_shown_as_boxes() -> None:
+    from sessionlens.gui.compaction.diff_html import strip_terminal_codes
+
+    raw = "\x1b[31mFAILED\x1b[0m tests/test_a.py \x1b]0;title\x07done\x08"
+    assert strip_terminal_codes(raw) == "FAILED tests/test_a.py done\u2408"
+    d = side_by_side(raw, "FAILED tests/test_a.py")
+    assert "\x1b" not in d.left_html and "[31m" not in d.left_html
+    html_text, _ = marked_text(raw, dropped=["tests/test_a.py"])
+    assert "\x1b" not in html_text and "[0m" not in html_text
+
+
+def test_accept_dialog_shows_the_audit_it_accepts_and_cuts_no_path(
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    from fixtures.qt_clipping import find_clipping
+
+    path = write_session(tmp_path / "s", store=True)
+    ctx = make_app()
+    parts = mount(qtbot, ctx, path)
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
+        parts.panel.run()
+    record = blocker.args[0]
+    dlg = AcceptDialog(record, record.transcript)
+    qtbot.addWidget(dlg)
+    dlg.resize(980, 600)
+    dlg.show()
+    qtbot.wait(50)
+    h = record.report.headline
+    text = dlg.audit.text()
+    assert h.losses.split(";")[0] in text and "OpenClaw&#x27;s rule" in text
+    assert h.checks in text
+    for r in range(dlg.files.rowCount()):
+        cell = dlg.files.item(r, 1)
+        rect = dlg.files.visualItemRect(cell)
+        fm = dlg.files.fontMetrics()
+        # the name wraps inside its cell: every line fits the column, the rows are tall enough
+        lines = [part for part in cell.text().replace(ZWSP, "\n").splitlines() if part]
+        assert all(fm.horizontalAdvance(p) <= dlg.files.columnWidth(1) for p in lines)
+        assert rect.height() >= fm.lineSpacing()
+    assert find_clipping(dlg) == []

@@ -60,7 +60,7 @@ def row_html(hit: SearchHit) -> str:
     head = (f"<b>{html.escape(hit.agent or '-')}</b> · {html.escape(when)} · "
             f"{html.escape(hit.role)} · {html.escape(hit.path.name)} · "
             # on a light chip: the red "lost at" stays readable on a selected (blue) row
-            f'<span style="color:{colour}; background:{_BADGE_BG}">&nbsp;{html.escape(badge)}'
+            f'<span style="color:{colour}; background-color:{_BADGE_BG}">&nbsp;{html.escape(badge)}'
             "&nbsp;</span>")
     return f"{head}<br/>{snippet_html(hit)}"
 

@@ -51,17 +51,14 @@ def _tr(text: str) -> str:
 
 def fits_beside(window: MainWindow, dock: QDockWidget) -> bool:
     """Whether ``dock`` fits on the right of the central widget and the sessions dock
-    within the window's width (and the screen's), without the window growing."""
+    within the window's width, without the window growing."""
     browser = window.browser_dock
     beside = (browser.width() if browser.isVisible() and not browser.isFloating()
               and not window.tabifiedDockWidgets(browser) else 0)
     central = window.centralWidget()
     need = ((central.minimumSizeHint().width() if central is not None else 0) + beside
             + dock.minimumSizeHint().width() + _SEPARATORS)
-    screen = window.screen()
-    room = window.width() if screen is None else min(window.width(),
-                                                      screen.availableGeometry().width())
-    return need <= room
+    return need <= window.width()
 
 
 def make_room(window: MainWindow, dock: QDockWidget) -> None:
