@@ -140,8 +140,8 @@ def due_trigger(transcript: Transcript, plan: CompactionPlan,
     if size_over and settings.truncate_after_compaction:
         holding.append("size")
         reasons["size"] = (f"the active transcript is {format_bytes(active)}, at or over "
-                           f"maxActiveTranscriptBytes {format_bytes(limit)}: compacted before "
-                           "the next turn")
+                           f"maxActiveTranscriptBytes {format_bytes(limit or 0)}: compacted "
+                           "before the next turn")
     if plan.manual:
         kind: TriggerKind = "manual"
         reason = "a manual /compact" + (f"; {reasons[holding[0]]}" if holding else

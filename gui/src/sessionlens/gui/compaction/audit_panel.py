@@ -79,7 +79,8 @@ def headline_html(report: AuditReport) -> str:
     """The engine's headline as it is: the rule's verdict and SessionLens's losses on two
     lines of their own (never one "passed" over red bars), then the checks and the facts."""
     h = report.headline
-    rule_color = {True: PASS_COLOR, False: FAIL_COLOR}.get(h.rule_accepts, "#57606a")
+    rule_color = ("#57606a" if h.rule_accepts is None
+                  else PASS_COLOR if h.rule_accepts else FAIL_COLOR)
     loss_color = {"none": PASS_COLOR, "some": WARN_COLOR}.get(h.loss_level, FAIL_COLOR)
     facts = (f"template {report.template} · identifier policy {report.identifier_policy} · "
              f"{report.summary_chars:,} characters")
