@@ -41,3 +41,17 @@ def test_every_name_is_whole_in_the_dock(qtbot: Any, make_main_window: Any, tmp_
             assert last.data() == "2026-02-01"  # the entries' day, not today's copy
     assert len(names) == 6
     assert tree.horizontalScrollBar().maximum() == 0  # nothing off to the side
+
+
+def test_an_empty_list_keeps_its_header_whole(qtbot: Any, make_main_window: Any,
+                                              tmp_path: Path) -> None:
+    from fixtures.qt_clipping import find_clipping
+
+    ctx = make_main_window()
+    ctx.window.resize(1280, 800)
+    empty = tmp_path / "none"
+    empty.mkdir()
+    with qtbot.waitSignal(ctx.controller.sessions_ready, timeout=SETTLE_MS):
+        ctx.controller.discover([empty])
+    qtbot.wait(50)
+    assert [c for c in find_clipping(ctx.window.browser) if "Session" in c.text] == []

@@ -31,6 +31,8 @@ from sessionlens.gui.table_fit import fit_columns, keep_headers_whole
 SIZE_COLUMN = COLUMNS.index("Size")
 #: Columns a narrow dock drops, first to last, so every session's name stays readable.
 DROP_ORDER = tuple(COLUMNS.index(c) for c in ("Size", "Compactions", "Entries", "Last entry"))
+#: Pixels kept free beside the columns (a scrollbar appearing, rounding).
+_SLACK = 12
 #: The name column never asks for more than this (a long title is cut, its tooltip whole).
 NAME_CAP = 220
 
@@ -103,17 +105,21 @@ class SessionBrowser(QWidget):
         return min(NAME_CAP, widest + 2 * self.tree.indentation() + 16)
 
     def _drop_columns(self) -> None:
-        room = self.tree.viewport().width()
+        # from the dock's own width (the tree's viewport is laid out after this resize),
+        # less the margins, the frame and a vertical scrollbar
+        tree = self.tree
+        room = (self.width() - 8 - 2 * tree.frameWidth()
+                - tree.verticalScrollBar().sizeHint().width())
         if room <= 0:
             return
         header = self.tree.header()
-        need = self.name_width()
+        need = max(self.name_width(), header.sectionSizeHint(0))  # the header stays whole too
         shown = [c for c in range(1, self.model.columnCount())]
         widths = {c: max(header.sectionSizeHint(c), self.tree.sizeHintForColumn(c))
                   for c in shown}
         hidden: set[int] = set()
         for col in DROP_ORDER:
-            if need + sum(w for c, w in widths.items() if c not in hidden) <= room:
+            if need + sum(w for c, w in widths.items() if c not in hidden) + _SLACK <= room:
                 break
             hidden.add(col)
         for col in shown:
