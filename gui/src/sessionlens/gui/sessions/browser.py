@@ -34,7 +34,7 @@ DROP_ORDER = tuple(COLUMNS.index(c) for c in ("Size", "Compactions", "Entries", 
 #: Pixels kept free beside the columns (a scrollbar appearing, rounding).
 _SLACK = 12
 #: The name column never asks for more than this (a long title is cut, its tooltip whole).
-NAME_CAP = 220
+NAME_CAP = 190
 
 
 class SessionBrowser(QWidget):
