@@ -35,7 +35,9 @@ def describe_delay(d: PruningDelay) -> str:
     """Three short lines of the engine's figures (no number is computed here); lines, not a
     wrapped paragraph: a wrapped label in a stacked page kept the height of one line."""
     p = d.preview
-    note = f"{d.agent_note}\n" if d.agent_note else ""
+    # the engine's note, on short lines of its own (the label does not wrap)
+    note = (d.agent_note.replace(": ", ":\n", 1).replace("; ", ";\n", 1) + "\n"
+            if d.agent_note else "")
     if not p.results:
         return (f"{note}Nothing to prune: no tool result is older than the last {p.keep_turns} "
                 f"user turns.\nContext {d.context_tokens:,} tokens, threshold {d.threshold:,}.")

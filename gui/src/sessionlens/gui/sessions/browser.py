@@ -6,8 +6,8 @@ opens it in the main window.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -31,6 +31,8 @@ from sessionlens.gui.table_fit import fit_columns, keep_headers_whole
 SIZE_COLUMN = COLUMNS.index("Size")
 #: Columns a narrow dock drops, first to last, so every session's name stays readable.
 DROP_ORDER = tuple(COLUMNS.index(c) for c in ("Size", "Compactions", "Entries", "Last entry"))
+#: A header section's room beyond its text (margins, the sort arrow).
+_HEADER_PAD = 28
 #: Pixels kept free beside the columns (a scrollbar appearing, rounding).
 _SLACK = 12
 #: The name column never asks for more than this (a long title is cut, its tooltip whole).
@@ -115,20 +117,33 @@ class SessionBrowser(QWidget):
         header = self.tree.header()
         need = max(self.name_width(), header.sectionSizeHint(0))  # the header stays whole too
         shown = [c for c in range(1, self.model.columnCount())]
-        widths = {c: max(header.sectionSizeHint(c), self.tree.sizeHintForColumn(c))
-                  for c in shown}
+        # a hidden section hints 0: its width is measured from its header text and content
+        hfm = header.fontMetrics()
+        widths = {c: max(hfm.horizontalAdvance(str(self.model.headerData(
+            c, Qt.Orientation.Horizontal))) + _HEADER_PAD, self.tree.sizeHintForColumn(c))
+            for c in shown}
         hidden: set[int] = set()
         for col in DROP_ORDER:
             if need + sum(w for c, w in widths.items() if c not in hidden) + _SLACK <= room:
                 break
             hidden.add(col)
         for col in shown:
-            self.tree.setColumnHidden(col, col in hidden)
+            if self.tree.isColumnHidden(col) != (col in hidden):
+                self.tree.setColumnHidden(col, col in hidden)
+                if col not in hidden:  # back from hidden: its width, not the 0 it had
+                    self.tree.resizeColumnToContents(col)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._full_width:
             self._drop_columns()
+            # once more after the layout settles: the header's sizes and the dock's width
+            # are final only then (a window shown at 1440 and resized to 1280 kept them all)
+            QTimer.singleShot(0, self, self._drop_columns)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._drop_columns)
 
     def rescan(self) -> None:
         self.status.setText(self.tr("Looking for sessions…"))
