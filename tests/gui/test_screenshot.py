@@ -1,10 +1,13 @@
-"""``--screenshot --view search``: the search dock over an index of the file's own folder."""
+"""``--screenshot --view search``: the search dock over an index of the file's own folder;
+``--view sessions|settings|export``: the session list, the Settings and the export dialogs."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from fixtures.factories import TranscriptBuilder
 from sessionlens.engine import search_index_dir
@@ -53,3 +56,39 @@ def test_the_search_view_searches_the_files_folder_in_an_index_of_its_own(
     assert (ctx.paths.cache_dir / "search-screenshot" / "index.sqlite3").is_file()
     # the user's index was never opened, so nothing of theirs was added or dropped
     assert not (search_index_dir(ctx.paths.cache_dir) / "index.sqlite3").exists()
+
+
+@pytest.mark.parametrize("view", ["sessions", "settings", "export"])
+def test_the_session_list_settings_and_export_views(qtbot: Any, tmp_path: Path, view: str,
+                                                    make_main_window: Callable[..., AppContext]
+                                                    ) -> None:
+    """``--view sessions|settings|export``: each can be named and shows what it says."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from sessionlens.gui.screenshot import DIALOG_VIEWS, open_dialog, show_sessions
+    from sessionlens.gui.settings.dialog import SettingsDialog
+
+    assert parse_args(["--screenshot", "o.png", "--view", view, "f"]).view == view
+    path = TranscriptBuilder(plain_users=True).write(tmp_path / "one.jsonl")
+    ctx = make_main_window()
+    ctx.controller.open(path)
+    qtbot.waitUntil(lambda: ctx.controller.transcript is not None
+                    and not ctx.controller.is_busy(), timeout=60_000)
+    assert ctx.window is not None
+    if view == "sessions":
+        assert view not in DIALOG_VIEWS
+        ctx.window.browser_dock.hide()
+        show_sessions(ctx)
+        assert ctx.window.browser_dock.isVisible()
+        return
+    dialog = open_dialog(ctx, view)
+    assert dialog is not None and dialog.isVisible()
+    qtbot.addWidget(dialog)
+    if view == "settings":
+        assert isinstance(dialog, SettingsDialog)
+        assert "raised to the floor" in dialog.reserve_source.text()
+    else:
+        assert isinstance(dialog, QFileDialog)
+        assert dialog.selectedFiles()[0].endswith("-summary.md")
+        assert Path(dialog.directory().absolutePath()) == path.parent.resolve()
+    dialog.close()

@@ -48,7 +48,8 @@ def test_audit_picks_compaction_and_prints_text(tmp_path: Path, capsys: pytest.C
     path = b.write(tmp_path / "two.jsonl")
     assert main(["audit", str(path), "--compaction", first]) == 0
     out = capsys.readouterr().out
-    assert f"compaction {first}: FAILED" in out
+    assert f"compaction {first}:\n  OpenClaw's rule: would refuse" in out
+    assert "SessionLens: TOTAL LOSS" in out and "SessionLens checks: FAILED content" in out
     assert "fallback_summary" in out and "missing_section:## Decisions" in out
     assert "/compact Focus on" in out and "/srv/one/a.py" in out
 

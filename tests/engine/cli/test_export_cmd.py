@@ -74,7 +74,7 @@ def test_export_the_transcript_itself(tmp_path: Path, capsys: pytest.CaptureFixt
     assert data["compactions"] == 1
     text = out.read_text(encoding="utf-8")
     assert ids["compaction"] in text and "MemoryError: parser ran out of memory" in text
-    assert "Audit: FAILED" in text  # the boundary carries its audit
+    assert "SessionLens checks: FAILED" in text  # the boundary carries its audit
     assert main(["export", str(path), "--transcript", "--format", "json", "-o",
                  str(tmp_path / "t.json")]) == 1
     assert "md or html" in capsys.readouterr().err

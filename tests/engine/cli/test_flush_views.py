@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fixtures.agent_lines import CC_SID, asst, jl, user
 from fixtures.factories import TranscriptBuilder
 from fixtures.samples import sample_path
 from sessionlens.engine.cli import main
@@ -180,3 +181,18 @@ def test_an_answer_counted_by_the_worker_is_the_one_made_in_process(
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("session store beside the transcript was not read") == 1
     assert "memory flush  on" in proc.stdout
+
+
+def test_a_claude_code_file_has_no_memory_flush_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only OpenClaw runs a memory flush: no "on" for another agent's file, in text or JSON."""
+    path = tmp_path / f"{CC_SID}.jsonl"
+    path.write_bytes(jl(user("u1", None, "fix /w/a.py"), asst("a1", "u1", [{"type": "text",
+                                                                           "text": "done"}])))
+    assert main(["inspect", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert ("memory flush  not an OpenClaw session: no memory flush (a claude-code transcript)"
+            in text)
+    assert "memory flush  on" not in text
+    mf = _json(capsys, "inspect", str(path))["memory_flush"]
+    assert mf["applies"] is False and mf["headline"].startswith("not an OpenClaw session")

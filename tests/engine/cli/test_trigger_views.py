@@ -69,10 +69,27 @@ def test_max_active_bytes_makes_a_size_compaction(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     path = _session(tmp_path / "s.jsonl", 20_000)
     body = sum(len(line) + 1 for line in path.read_bytes().split(b"\n")[1:] if line)
-    out = _plan(capsys, str(path), "--max-active-bytes", str(body))
+    out = _plan(capsys, str(path), "--max-active-bytes", str(body), "--truncate-after-compaction")
     assert out["trigger"] == "size" and out["size_guard"]["active_bytes"] == body
     assert out["size_guard"]["max_active_bytes"] == body
     assert _plan(capsys, str(path), "--max-active-bytes", "1mb")["trigger"] == "none"
+
+
+def test_the_size_guard_without_truncation_is_said_not_to_fire(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _session(tmp_path / "s.jsonl", 20_000)
+    out = _plan(capsys, str(path), "--max-active-bytes", "10")
+    assert out["trigger"] == "none" and not out["should_compact"]
+    sizes = ["--context-window", "50000", "--reserve", "10000", "--reserve-floor", "0",
+             "--keep-recent", "1000", "--rule", "tool-frames", "--max-active-bytes", "10"]
+    assert main(["plan", str(path), *sizes]) == 0
+    text = capsys.readouterr().out
+    assert "compacted before the next turn" not in text and "no compaction due" in text
+    assert "does not fire (it needs truncateAfterCompaction: true)" in text
+    assert main(["plan", str(path), *sizes, "--truncate-after-compaction"]) == 0
+    text = capsys.readouterr().out
+    assert "under the threshold, but due by the size trigger" in text
+    assert "no compaction due" not in text
 
 
 def test_bad_sizes_are_refused_by_argparse(tmp_path: Path,

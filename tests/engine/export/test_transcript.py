@@ -79,7 +79,7 @@ def test_markdown_export_shows_every_kind_of_block() -> None:
     assert "> **Thinking**" in md and "**Tool call** `bash`" in md
     assert re.search(r"```json\n\{\n  \"command\": \"pytest -x tests/\"\n\}\n```", md)
     assert f"![image image/png](data:image/png;base64,{PNG})" in md
-    assert "## Compaction" in md and "Audit: FAILED" in md
+    assert "## Compaction" in md and "- SessionLens checks: FAILED" in md
     assert md.index("## Compaction") < md.index("after the boundary")
     assert KEY not in md
 

@@ -209,8 +209,11 @@ def test_a_big_active_transcript_under_the_threshold_is_the_size_guard() -> None
     b.compaction(text_of(10))
     t = b.build(line_bytes=1_000)
     (manual,) = analyze_compactions(t, CFG)
-    (guard,) = analyze_compactions(t, replace(CFG, max_active_transcript_bytes=4_004))
-    (small,) = analyze_compactions(t, replace(CFG, max_active_transcript_bytes=4_005))
+    cfg = replace(CFG, truncate_after_compaction=True)  # the size guard needs it
+    (guard,) = analyze_compactions(t, replace(cfg, max_active_transcript_bytes=4_004))
+    (small,) = analyze_compactions(t, replace(cfg, max_active_transcript_bytes=4_005))
+    (no_truncate,) = analyze_compactions(t, replace(CFG, max_active_transcript_bytes=4_004))
     assert guard.active_bytes == 4 * 1_001  # the four messages before it
     assert (manual.trigger, guard.trigger, small.trigger) == ("manual", "size-guard", "manual")
+    assert no_truncate.trigger == "manual"
     assert "far-below-threshold" in manual.flags and "far-below-threshold" not in guard.flags

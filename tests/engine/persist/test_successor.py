@@ -317,7 +317,7 @@ def test_a_hard_boundary_successor_keeps_the_model_to_resume_with(tmp_path: Path
     back = load_transcript(res.successor_path)
     assert resume_state(back.path_entries()) == ResumeState(("p", "m"), "off")
     # a successor that keeps an assistant with the current model needs no extra row
-    kept = write_successor(t, _record([], ids["u3"]))
+    kept = write_successor(t, _record([], ids["u3"]), allow_second_successor=True)
     assert kept.successor_path is not None
     rows = read_rows(kept.successor_path)[1:]
     assert not any(r["type"] == "model_change" and r["id"] not in t.index for r in rows)

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from fixtures.agent_lines import asst, cc_load, result, tool_use, user
 from fixtures.factories import TranscriptBuilder, text_of
 from sessionlens.engine.plan.pruning import PRUNED_MARKER
 from sessionlens.engine.plan.pruning_delay import pruning_delay
@@ -53,3 +54,17 @@ def test_no_user_turn_means_no_turn_estimate() -> None:
     b.assistant("hello", usage=100)
     d = pruning_delay(b.build(), CFG)
     assert d.growth_per_turn is None and d.turns_gained is None and d.delay_tokens == 0
+
+
+def test_another_agents_file_is_said_not_to_prune_this_way() -> None:
+    """Session pruning is OpenClaw's: a Claude Code file's preview says whose figures these are."""
+    t = cc_load(user("u1", None, "read it"), asst("a1", "u1", [tool_use("t1")]),
+                user("r1", "a1", [result("t1", "x" * 4000)]),
+                asst("a2", "r1", [{"type": "text", "text": "done"}]))
+    d = pruning_delay(t, CompactionSettings(context_window=50_000))
+    assert d.agent == "Claude Code"
+    assert d.agent_note is not None and d.agent_note.startswith(
+        "Claude Code does not prune tool results this way: session pruning is an OpenClaw "
+        "feature")
+    oc = pruning_delay(TranscriptBuilder().build(), CompactionSettings(context_window=50_000))
+    assert oc.agent == "OpenClaw" and oc.agent_note is None

@@ -56,16 +56,27 @@ def test_under_everything_is_none() -> None:
 def test_the_size_guard_fires_under_the_threshold() -> None:
     t = _sized(_session(20_000))
     assert active_window_bytes(t.path_entries()) == 8 * 1001
-    off = _due(t, replace(CFG, max_active_transcript_bytes=8 * 1001 + 1))
-    on = _due(t, replace(CFG, max_active_transcript_bytes=8 * 1001))
+    cfg = replace(CFG, truncate_after_compaction=True)
+    off = _due(t, replace(cfg, max_active_transcript_bytes=8 * 1001 + 1))
+    on = _due(t, replace(cfg, max_active_transcript_bytes=8 * 1001))
     assert off.kind == "none" and on.kind == "size"
     assert on.active_bytes == 8008 and on.max_active_bytes == 8008
     assert "maxActiveTranscriptBytes" in on.reason
 
 
+def test_without_truncate_after_compaction_the_size_guard_does_not_fire() -> None:
+    """OpenClaw's size guard needs truncateAfterCompaction: over the size, nothing is due,
+    and the reason says why (not "compacted before the next turn")."""
+    t = _sized(_session(20_000))
+    due = _due(t, replace(CFG, max_active_transcript_bytes=10))
+    assert due.kind == "none" and due.holding == ()
+    assert "compacted before the next turn" not in due.reason
+    assert "needs truncateAfterCompaction: true, so it does not fire" in due.reason
+
+
 def test_threshold_comes_before_size_but_both_are_listed() -> None:
     t = _sized(_session(45_000))
-    due = _due(t, replace(CFG, max_active_transcript_bytes=10))
+    due = _due(t, replace(CFG, max_active_transcript_bytes=10, truncate_after_compaction=True))
     assert due.kind == "threshold" and due.holding == ("threshold", "size")
 
 

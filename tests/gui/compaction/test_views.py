@@ -11,10 +11,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from fixtures.qt_app import mount
+from fixtures.qt_app import mount, settle
 from fixtures.scenarios import write_session
-from sessionlens.engine import audit_summary, load_transcript
-from sessionlens.gui.compaction.accept_dialog import AcceptDialog
+from sessionlens.engine import CompactionRecord, audit_summary, load_transcript, write_compaction
+from sessionlens.gui.compaction.accept_dialog import PATH_ROLE, ZWSP, AcceptDialog
 from sessionlens.gui.compaction.audit_models import (
     ChecksModel,
     CoverageModel,
@@ -110,6 +110,19 @@ def test_audit_panel_links_dropped_items_and_copies_the_pack(qtbot: Any, report:
 
 # --------------------------------------------------------------------------- accept dialog
 
+class _Row:
+    """One row of the Accept dialog's file table, read as a reader sees it."""
+
+    def __init__(self, table: Any, row: int) -> None:
+        self.table, self.row = table, row
+
+    def text(self, col: int) -> str:
+        return str(self.table.item(self.row, col).text())
+
+    def path(self) -> str:
+        return str(self.table.item(self.row, 1).data(PATH_ROLE))
+
+
 def test_accept_dialog_names_the_real_files_of_the_engines_dry_run(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     """Every row is a real path (no placeholders), and the write creates exactly those."""
@@ -121,16 +134,18 @@ def test_accept_dialog_names_the_real_files_of_the_engines_dry_run(
     record = blocker.args[0]
     dlg = AcceptDialog(record, record.transcript)
     qtbot.addWidget(dlg)
-    rows = [dlg.files.topLevelItem(i) for i in range(dlg.files.topLevelItemCount())]
+    rows = [_Row(dlg.files, i) for i in range(dlg.files.rowCount())]
     assert [r.text(0) for r in rows] == ["Checkpoint", "Successor", "Session store"]
     prepared = record.write_plan("successor")
-    assert [r.text(1) for r in rows] == [str(f.path) for f in prepared.files]
+    assert [r.path() for r in rows] == [str(f.path) for f in prepared.files]
+    assert [r.text(1).replace(ZWSP, "") for r in rows] == [f.path.name for f in prepared.files]
+    assert str(path.parent.absolute()) in dlg.folder.text()
     assert not any("<" in r.text(1) for r in rows)
     assert str(prepared.tokens_after) in dlg.facts.text().replace(",", "")
     assert prepared.first_kept_entry_id in dlg.facts.text()
     dlg.append.setChecked(True)
     assert dlg.mode() == "append"
-    assert dlg.files.topLevelItem(1).text(1) == str(path.absolute())
+    assert _Row(dlg.files, 1).path() == str(path.absolute())
     dlg.successor.setChecked(True)
     before = set((tmp_path / "s").iterdir())
     with qtbot.waitSignal(parts.controller.accepted, timeout=30_000) as written:
@@ -163,3 +178,79 @@ def test_accept_dialog_refuses_what_the_engine_refuses_and_gates_a_failed_audit(
     assert not gated.failed_audit_accepted()
     gated.accept_failed.setChecked(True)
     assert gated.write_button.isEnabled() and gated.failed_audit_accepted()
+
+
+def test_accept_dialog_asks_before_a_second_successor_naming_the_first(
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    """One continuation: the original already has a successor; the dialog names it and
+    writes nothing unless the user ticks the box; the controller refuses without it."""
+    path = write_session(tmp_path / "s")
+    t = load_transcript(path)
+    first = write_compaction(t, CompactionRecord(summary="## Goal\nship it",
+                                                 first_kept_entry_id=t.leaf_id,
+                                                 tokens_before=1000))
+    assert first.successor_path is not None
+    ctx = make_app()
+    parts = mount(qtbot, ctx, path)  # the original again, as a user opens it later
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
+        parts.panel.run()
+    record = blocker.args[0]
+    assert record.write_plan("successor").existing_successor == first.successor_path
+    dlg = AcceptDialog(record, record.transcript)
+    qtbot.addWidget(dlg)
+    assert dlg.allow_second.isVisibleTo(dlg) and not dlg.write_button.isEnabled()
+    assert first.successor_path.name in dlg.allow_second.text()
+    assert first.successor_path.name in dlg.problem.text()
+    assert not dlg.second_successor_allowed()
+    dlg.allow_second.setChecked(True)
+    assert dlg.write_button.isEnabled() and dlg.second_successor_allowed()
+    before = set(path.parent.iterdir())
+    with qtbot.waitSignal(parts.controller.write_failed, timeout=30_000) as refused:
+        parts.controller.accept("successor", accept_failed_audit=True)
+    assert first.successor_path.name in refused.args[0]
+    assert set(path.parent.iterdir()) == before  # nothing written
+    with qtbot.waitSignal(parts.controller.accepted, timeout=30_000):
+        parts.controller.accept("successor", accept_failed_audit=True,
+                                allow_second_successor=True)
+    settle(qtbot, ctx)
+
+
+def test_terminal_colour_codes_are_not_shown_as_boxes() -> None:
+    from sessionlens.gui.compaction.diff_html import strip_terminal_codes
+
+    raw = "\x1b[31mFAILED\x1b[0m tests/test_a.py \x1b]0;title\x07done\x08"
+    assert strip_terminal_codes(raw) == "FAILED tests/test_a.py done\u2408"
+    d = side_by_side(raw, "FAILED tests/test_a.py")
+    assert "\x1b" not in d.left_html and "[31m" not in d.left_html
+    html_text, _ = marked_text(raw, dropped=["tests/test_a.py"])
+    assert "\x1b" not in html_text and "[0m" not in html_text
+
+
+def test_accept_dialog_shows_the_audit_it_accepts_and_cuts_no_path(
+        qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
+    from fixtures.qt_clipping import find_clipping
+
+    path = write_session(tmp_path / "s", store=True)
+    ctx = make_app()
+    parts = mount(qtbot, ctx, path)
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
+        parts.panel.run()
+    record = blocker.args[0]
+    dlg = AcceptDialog(record, record.transcript)
+    qtbot.addWidget(dlg)
+    dlg.resize(980, 600)
+    dlg.show()
+    qtbot.wait(50)
+    h = record.report.headline
+    text = dlg.audit.text()
+    assert h.losses.split(";")[0] in text and "OpenClaw&#x27;s rule" in text
+    assert h.checks in text
+    for r in range(dlg.files.rowCount()):
+        cell = dlg.files.item(r, 1)
+        rect = dlg.files.visualItemRect(cell)
+        fm = dlg.files.fontMetrics()
+        # the name wraps inside its cell: every line fits the column, the rows are tall enough
+        lines = [part for part in cell.text().replace(ZWSP, "\n").splitlines() if part]
+        assert all(fm.horizontalAdvance(p) <= dlg.files.columnWidth(1) for p in lines)
+        assert rect.height() >= fm.lineSpacing()
+    assert find_clipping(dlg) == []

@@ -61,3 +61,22 @@ def test_a_row_selects_its_entry(qtbot: Any, make_main_window: Any, tmp_path: Pa
     row = answer.trace.mentions.index(mentions[0])
     ctx.trace.panel.mentions.cellClicked.emit(row, 0)
     assert ctx.controller.selected_id == mentions[0].entry_id
+
+
+def test_the_text_column_keeps_the_room_beside_long_file_names(
+        qtbot: Any, make_main_window: Any, tmp_path: Path) -> None:
+    """A chain's successor names are long: the columns before Text stop at a cap, so Text
+    (the mention itself) takes the rest at 1280×800 instead of a few characters."""
+    from sessionlens.gui.trace.panel import COLUMN_CAP
+
+    files = make_chain(tmp_path, depth=5)
+    ctx = make_main_window()
+    ctx.window.resize(1280, 800)
+    open_and_settle(qtbot, ctx, files.transcripts[-1])
+    ctx.window.show_tab("Trace")
+    _trace(qtbot, ctx, "/src/app/mod1.py")  # written in the users' turns of generation 1
+    table = ctx.trace.panel.mentions
+    assert table.rowCount() > 0
+    last = table.columnCount() - 1
+    assert all(table.columnWidth(c) <= COLUMN_CAP for c in range(last))
+    assert table.columnWidth(last) >= 300, table.columnWidth(last)

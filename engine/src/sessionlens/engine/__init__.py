@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ._io.atomic import atomic_write_text
     from ._io.folders import user_folders
     from .audit.dropped import CLASS_TITLES, RecoveryPack, build_recovery_pack
+    from .audit.headline import AuditHeadline
     from .audit.recorded import ChainAudit, audit_compaction_in_chain, audit_every_compaction
     from .audit.report import AuditReport, audit_compaction, audit_summary
     from .compaction import (
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
         ProviderError,
         ProviderTimeoutError,
         ProviderUnavailableError,
+        SecondSuccessorError,
         SessionLensError,
         SummarizationCancelled,
     )
@@ -168,7 +170,8 @@ __all__ = [
     "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError", "NothingToCompact",
     "PersistError",
     "PlanError", "ProviderAuthError", "ProviderError", "ProviderTimeoutError",
-    "ProviderUnavailableError", "SessionLensError", "SummarizationCancelled",
+    "ProviderUnavailableError", "SecondSuccessorError", "SessionLensError",
+    "SummarizationCancelled",
     # model and settings
     "CompactionSettings", "DEFAULT_SETTINGS", "Diagnostic", "Entry", "ImageBlock", "Transcript",
     "context_window_for_model",
@@ -194,7 +197,7 @@ __all__ = [
     "find_secrets", "keyring_available", "preview_prompts", "redact", "serialize_entries",
     "store_api_key", "summarize_plan", "redact_prompts",
     # audit
-    "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
+    "AuditHeadline", "AuditReport", "CLASS_TITLES", "RecoveryPack", "audit_compaction", "audit_summary",
     "build_recovery_pack", "ChainAudit", "audit_every_compaction",
     "audit_compaction_in_chain",
     # the compaction run
@@ -233,6 +236,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "._io.atomic": ("atomic_write_text",),
     "._io.folders": ("user_folders",),
     ".audit.dropped": ("CLASS_TITLES", "RecoveryPack", "build_recovery_pack"),
+    ".audit.headline": ("AuditHeadline",),
     ".audit.recorded": ("ChainAudit", "audit_compaction_in_chain", "audit_every_compaction"),
     ".audit.report": ("AuditReport", "audit_compaction", "audit_summary"),
     ".live.board": ("IDLE_SECONDS", "LiveBoard"),
@@ -249,8 +253,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "AuditError", "AuditGateError", "ConfigError", "ContextOverflowError", "ExportError",
         "FileChangedError", "LoadCancelled", "LoadError", "LockHeldError", "NotATranscriptError",
         "NothingToCompact", "PersistError", "PlanError", "ProviderAuthError", "ProviderError",
-        "ProviderTimeoutError", "ProviderUnavailableError", "SessionLensError",
-        "SummarizationCancelled",
+        "ProviderTimeoutError", "ProviderUnavailableError", "SecondSuccessorError",
+        "SessionLensError", "SummarizationCancelled",
     ),
     ".export.summary": (
         "EXPORT_FORMATS", "ExportFormat", "bundle_for_compaction", "export_schema",

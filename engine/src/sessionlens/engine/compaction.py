@@ -377,17 +377,21 @@ def prepare_write(transcript: Transcript, outcome: CompactionOutcome,
 
 def write_prepared(transcript: Transcript, prepared: WritePlan, *,
                    accept_failed_audit: bool = False,
-                   store_path: Path | None | Literal["auto"] = "auto") -> WriteResult:
+                   store_path: Path | None | Literal["auto"] = "auto",
+                   allow_second_successor: bool = False) -> WriteResult:
     """Write exactly what ``prepared`` describes (same names, same numbers).
 
     A summary that failed its audit raises ``AuditGateError`` and writes nothing, unless
-    ``accept_failed_audit``.
+    ``accept_failed_audit``. A transcript that already has a successor (``prepared.
+    existing_successor``, or one written since) raises ``SecondSuccessorError`` and writes
+    nothing, unless ``allow_second_successor``.
     """
     failed = prepared.record.audit_passed is False
     if failed and not accept_failed_audit:
         raise AuditGateError(transcript.path, _failed_checks(prepared))
     result = write_compaction(transcript, prepared.record, prepared.mode, names=prepared.names,
-                              store_path=store_path)
+                              store_path=store_path,
+                              allow_second_successor=allow_second_successor)
     if failed:  # said with the write, never silent
         result = replace(result, notes=(*result.notes, "written although the audit failed: "
                                         + ", ".join(_failed_checks(prepared))))

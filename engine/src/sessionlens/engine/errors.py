@@ -20,7 +20,8 @@ went wrong and, where there is one, which file and line.
     ├── PersistError              writing a file failed; nothing was changed
     │   ├── LockHeldError         a live process holds the transcript's .jsonl.lock
     │   ├── FileChangedError      the transcript changed between load and write
-    │   └── AuditGateError        the summary failed its audit; nothing was written
+    │   ├── AuditGateError        the summary failed its audit; nothing was written
+    │   └── SecondSuccessorError  the original already has a successor (one continuation)
     ├── ExportError               an export could not be produced
     ├── AuditError                nothing to audit (no such compaction, none in the file)
     └── ScopeError                a session outside the folders a read-only face may answer about
@@ -44,6 +45,7 @@ __all__ = [
     "NothingToCompact",
     "PersistError",
     "PlanError",
+    "SecondSuccessorError",
     "ProviderAuthError",
     "ProviderError",
     "ProviderTimeoutError",
@@ -161,6 +163,17 @@ class AuditGateError(PersistError):
                          + "); nothing was written. To write it anyway, accept the failed "
                          "audit explicitly: --accept-failed-audit on the command line, or "
                          "confirm it in the Accept dialog")
+
+
+class SecondSuccessorError(PersistError):
+    """The transcript already has a successor: an agent session has one continuation, so a
+    second compaction of the same original is refused unless the user asks for it."""
+
+    def __init__(self, path: Path | str, existing: Path) -> None:
+        self.existing = existing
+        super().__init__(path, f"was already compacted into a successor, {existing.name}: an "
+                         "agent session has one continuation, so nothing was written. Compact that file instead, "
+                         "or allow a second successor explicitly (--allow-second-successor)")
 
 
 class ExportError(SessionLensError):

@@ -125,7 +125,7 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
 
     c, prefs, paths = ctx.controller, ctx.prefs, ctx.paths
     dlg = SettingsDialog(c.overrides, c.settings, c.encoding, prefs.theme(),
-                         load_profiles(paths.profiles_file), parent)
+                         load_profiles(paths.profiles_file), parent, resolved=c.resolved)
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return
     prefs.set_encoding(dlg.result_encoding())

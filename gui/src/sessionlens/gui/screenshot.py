@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
+    from PySide6.QtWidgets import QWidget
 
     from sessionlens.engine import Transcript
 
     from .context import AppContext
 
-__all__ = ["RUN_VIEWS", "SCREENSHOT_TIMEOUT_MS", "VIEWS", "WAIT_VIEWS", "show_search",
-           "start_view_run", "take_screenshot", "trace_example", "wait_for_view"]
+__all__ = ["DIALOG_VIEWS", "RUN_VIEWS", "SCREENSHOT_TIMEOUT_MS", "VIEWS", "WAIT_VIEWS",
+           "open_dialog", "show_search", "show_sessions", "start_view_run", "take_screenshot",
+           "trace_example", "wait_for_view"]
 
 #: Give up on a screenshot after this long (ms) rather than hang a script.
 SCREENSHOT_TIMEOUT_MS = 180_000
@@ -34,11 +36,16 @@ SCREENSHOT_TIMEOUT_MS = 180_000
 VIEWS: dict[str, str] = {"timeline": "Timeline", "compaction": "Compaction", "audit": "Audit",
                          "compare": "Compare", "lineage": "Lineage", "memory": "Memory",
                          "trace": "Trace", "pruning": "Pruning", "search": "Timeline",
-                         "live": "Timeline"}
+                         "live": "Timeline",
+                         "sessions": "Timeline", "settings": "Timeline", "export": "Timeline",
+                         "accept": "Compaction"}
 #: Views filled off the UI thread after the file settles: the screenshot waits for them.
 WAIT_VIEWS = frozenset({"memory", "trace", "pruning"})
 #: Views that show a run: the screenshot re-runs the latest recorded compaction first.
-RUN_VIEWS = frozenset({"compaction", "audit", "compare"})
+RUN_VIEWS = frozenset({"compaction", "audit", "compare", "accept"})
+#: Views that are a dialog over the window: the picture is the dialog's (settings: the
+#: Settings dialog; export: Export summary's save dialog; accept: the Accept dialog of a run).
+DIALOG_VIEWS = frozenset({"settings", "export", "accept"})
 #: The search dock's share of the window's width in a screenshot.
 SEARCH_DOCK_SHARE = 0.42
 
@@ -65,7 +72,12 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
             return
         done["shot"] = True
         out.parent.mkdir(parents=True, exist_ok=True)
-        ok = win.grab().save(str(out))
+        shown = open_dialog(ctx, view) if view in DIALOG_VIEWS else None
+        if shown is not None:
+            app.processEvents()
+        ok = (shown or win).grab().save(str(out))
+        if shown is not None:
+            shown.close()
         print(f"screenshot {'written' if ok else 'FAILED'}: {out}")
         finish(0 if ok else 1)
 
@@ -88,6 +100,8 @@ def take_screenshot(ctx: AppContext, out: Path, size: str, view: str = "timeline
 
             if not show_live(ctx, run_ready):
                 done["ready"] = True
+        if view == "sessions":
+            show_sessions(ctx)
         if view in RUN_VIEWS or view in WAIT_VIEWS:
             waiting = start_view_run(ctx, view) if view in RUN_VIEWS else wait_for_view(ctx, view)
             if waiting is None:
@@ -181,7 +195,7 @@ def start_view_run(ctx: AppContext, view: str) -> SignalInstance | None:
         idx = parts.compare.compactions.findData(recorded[-1])
         if idx >= 0:
             parts.compare.compactions.setCurrentIndex(idx)
-    if parts.controller.plan is not None and (view == "compaction" or not recorded):
+    if parts.controller.plan is not None and (view in ("compaction", "accept") or not recorded):
         parts.panel.run()
         return parts.controller.writes_ready
     if recorded:
@@ -219,6 +233,53 @@ def show_search(ctx: AppContext, query: str | None, on_ready: Callable[[], None]
     parts.controller.results_ready.connect(answered)
     parts.controller.failed.connect(lambda _m: on_ready())
     parts.action.trigger()  # shows the dock, which starts the index update
-    win.resizeDocks([parts.dock], [int(win.width() * SEARCH_DOCK_SHARE)],
-                    Qt.Orientation.Horizontal)
+    if not win.tabifiedDockWidgets(parts.dock):  # beside the central widget: give it room
+        win.resizeDocks([parts.dock], [int(win.width() * SEARCH_DOCK_SHARE)],
+                        Qt.Orientation.Horizontal)
     return True
+
+
+def show_sessions(ctx: AppContext) -> None:
+    """The Sessions dock in front (a search dock sharing its place steps back)."""
+    win = ctx.window
+    if win is None:
+        return
+    win.browser_dock.show()
+    win.browser_dock.raise_()
+
+
+def open_dialog(ctx: AppContext, view: str) -> QWidget | None:
+    """Open the dialog ``view`` shows, without running it modally (the caller grabs and
+    closes it): the Settings dialog, Export summary's save dialog in the transcript's folder,
+    or the Accept dialog of the run just made. None when there is nothing to show."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from .export_flow import default_export_path
+
+    win, c = ctx.window, ctx.controller
+    if win is None:
+        return None
+    dialog: QWidget | None = None
+    if view == "settings":
+        from .settings.dialog import SettingsDialog
+        from .settings.profiles import load_profiles
+
+        dialog = SettingsDialog(c.overrides, c.settings, c.encoding, ctx.prefs.theme(),
+                                load_profiles(ctx.paths.profiles_file), win, resolved=c.resolved)
+    elif view == "export":
+        proposed = default_export_path(c.transcript, "summary", "md")
+        box = QFileDialog(win, win.tr("Export audited summary"), str(proposed.parent))
+        box.setOption(QFileDialog.Option.DontUseNativeDialog)
+        box.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        box.setNameFilters(["Markdown (*.md)", "JSON (*.json)", "HTML (*.html)"])
+        box.selectFile(proposed.name)
+        dialog = box
+    elif view == "accept" and ctx.compaction is not None:
+        record, t = ctx.compaction.controller.current, c.transcript
+        if record is not None and t is not None:
+            from .compaction.accept_dialog import AcceptDialog
+
+            dialog = AcceptDialog(record, t, win)
+    if dialog is not None:
+        dialog.show()
+    return dialog

@@ -41,6 +41,7 @@ from sessionlens.engine.persist.provenance import recorded_facts
 
 from .dropped import DroppedItem, find_dropped
 from .focus_check import focus_result, span_focus
+from .headline import AuditHeadline, audit_headline
 from .openclaw_verdict import OpenClawVerdict, openclaw_verdict, recent_opaque_identifiers
 from .span import CompactionSpan, compaction_span
 
@@ -141,6 +142,11 @@ class AuditReport:
             for r in self.check("content").reasons)
 
     @property
+    def headline(self) -> AuditHeadline:
+        """The rule's verdict and SessionLens's losses as two findings (``audit.headline``)."""
+        return audit_headline(self)
+
+    @property
     def reasons(self) -> tuple[str, ...]:
         """All failure codes of all checks, in check order."""
         return tuple(r for c in self.checks for r in c.reasons)
@@ -162,6 +168,7 @@ def audit_report_dict(report: AuditReport) -> dict[str, Any]:
     return {
         "compaction_id": report.compaction_id,
         "passed": report.passed,
+        "headline": report.headline.as_dict(),
         "template": report.template,
         "detected_template": report.detected_template,
         "identifier_policy": report.identifier_policy,

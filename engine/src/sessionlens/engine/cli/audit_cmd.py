@@ -106,7 +106,8 @@ def _nothing(transcript: Transcript, as_json: bool) -> int:
 
 def _lines(report: AuditReport, audited: ChainAudit, what: str, path: Path) -> list[str]:
     lines = [
-        f"{path}  {what}: {'PASSED' if report.passed else 'FAILED'}",
+        f"{path}  {what}:",
+        *(f"  {line}" for line in report.headline.lines),
         f"  template {report.template} (follows: {report.detected_template}); "
         f"{len(report.summarized_entry_ids)} entries summarized"
         + (f" (read from the predecessor {audited.span_source})"
@@ -125,10 +126,6 @@ def _lines(report: AuditReport, audited: ChainAudit, what: str, path: Path) -> l
     kept = [f"{c.cls} {c.found}/{c.total}" for c in report.coverage if c.total]
     lines.append("  coverage   " + (", ".join(kept) or "nothing to cover")
                  + " (SessionLens: every specific of the whole span)")
-    if report.openclaw is not None:
-        o = report.openclaw
-        lines.append(f"  {o.label}: {'would pass' if o.passed else 'would fail'}"
-                     + (f" ({', '.join(o.reasons)})" if o.reasons else ""))
     if report.dropped:
         lines.append(f"  dropped    {len(report.dropped)} specifics:")
         for item in report.dropped:

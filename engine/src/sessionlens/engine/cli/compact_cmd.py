@@ -47,6 +47,7 @@ from sessionlens.engine.errors import (
 )
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
+from sessionlens.engine.persist.continuation import refuse_second_successor
 from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
@@ -111,6 +112,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "append: add the compaction to FILE itself")
     p.add_argument("--accept-failed-audit", action="store_true",
                    help="write even when the summary fails its audit (default: refuse, exit 3)")
+    p.add_argument("--allow-second-successor", action="store_true",
+                   help="write even when FILE already has a successor (default: refuse, "
+                        "naming it: an agent session has one continuation)")
     p.add_argument("--keep-retry-copies", action="store_true",
                    help="successor: keep the unanswered copies of a prompt resent within "
                         f"{RETRY_WINDOW_MS // 1000} s (a retry storm); by default they are "
@@ -254,6 +258,8 @@ def run(args: argparse.Namespace) -> int:
     transcript = opened.transcript
     if args.write != "none" and not args.preview:
         check_lock(transcript.path)  # refuse before spending a model call, not after
+        if not args.allow_second_successor:
+            refuse_second_successor(transcript.path)  # checked again under the lock
     # pins first: remembered even when there turns out to be nothing to compact yet
     state = user_folders(args.basedir).state
     pinned = add_pins(transcript, args.pin, state) if args.pin else load_pins(transcript, state)
@@ -289,7 +295,8 @@ def run(args: argparse.Namespace) -> int:
     if prepared is not None and args.write != "none":
         try:
             wrote = write_prepared(transcript, prepared,
-                                   accept_failed_audit=args.accept_failed_audit)
+                                   accept_failed_audit=args.accept_failed_audit,
+                                   allow_second_successor=args.allow_second_successor)
             written, notes = [str(p) for p in wrote.written], wrote.notes
         except AuditGateError as exc:
             refused = str(exc)
@@ -311,7 +318,7 @@ def run(args: argparse.Namespace) -> int:
         warn(f"warning: {w}")
     out = {
         "summary": result.summary,
-        "audit": {**audit_report_dict(report),
+        "audit": {**audit_report_dict(report), "headline": report.headline.as_dict(),
                   "kept_attempt": outcome.quality.kept_attempt,
                   "attempts": len(outcome.quality.attempts)},
         "first_kept_entry_id": first_kept,
@@ -351,11 +358,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(out)
         return 3 if refused is not None else 0
-    verdict = "passed" if report.passed else "FAILED"
-    if len(outcome.quality.attempts) > 1:
-        verdict += (f" (kept attempt {outcome.quality.kept_attempt} of "
-                    f"{len(outcome.quality.attempts)})")
-    lines = [result.summary, "", f"audit: {verdict}"]
+    attempts = (f" (kept attempt {outcome.quality.kept_attempt} of "
+                f"{len(outcome.quality.attempts)})" if len(outcome.quality.attempts) > 1 else "")
+    lines = [result.summary, "", f"audit{attempts}:", *(f"  {h}" for h in report.headline.lines)]
     lines += [f"  [{'ok' if c.passed else '!!'}] {c.name}: {c.detail}" for c in report.checks]
     lines.append(f"tokens: {FIGURE_LABELS['tokens_before']} {plan.tokens_before:,} -> "
                  f"{FIGURE_LABELS['tokens_after']} {tokens_after:,}  ({FIGURE_LABELS['first_kept_entry_id']} "

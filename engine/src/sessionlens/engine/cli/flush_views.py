@@ -77,6 +77,8 @@ def memory_flush_json(r: MemoryFlushReport) -> dict[str, Any]:
     store = r.store
     return {
         "enabled": r.enabled,
+        "applies": r.applies,
+        "headline": r.headline,
         "turns": list(r.turn_ids),
         "turn_details": [{"prompt_entry_id": t.prompt_entry_id, "entry_ids": list(t.entry_ids),
                           "line": t.line, "ended_at_ms": t.ended_at_ms, "silent": t.silent,
@@ -114,10 +116,10 @@ def _when(ms: int | None) -> str:
 
 def memory_flush_lines(r: MemoryFlushReport) -> list[str]:
     """Readable lines: thresholds, the store's record, one line per cycle."""
-    lines = [f"  memory flush  {'on' if r.enabled else 'off'}; runs at ~{r.soft_threshold:,} "
-             f"tokens ({r.soft_threshold_tokens:,} below the threshold "
-             f"{r.compaction_threshold:,}; window {r.context_window:,}: {r.window_source})"
-             f"; {len(r.turns)} flush turn(s)"]
+    if not r.applies:  # pi, Claude Code, Codex: no flush to report, cycle by cycle or not
+        return [f"  memory flush  {r.headline}"]
+    lines = [f"  memory flush  {r.headline[:-1]}; window {r.context_window:,}: "
+             f"{r.window_source}); {len(r.turns)} flush turn(s)"]
     s = r.store
     if s is None:
         lines.append("    store         no session store record")

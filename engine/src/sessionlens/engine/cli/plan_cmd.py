@@ -123,13 +123,22 @@ def settings_lines(opened: OpenedTranscript) -> list[str]:
     return lines
 
 
+def _due_words(s: dict[str, Any]) -> str:
+    """The threshold's answer, never "no compaction due" while another trigger holds."""
+    if s["should_compact"]:
+        return "compact now"
+    if s.get("trigger") not in (None, "none", "manual"):
+        return f"under the threshold, but due by the {s['trigger']} trigger"
+    return "no compaction due"
+
+
 def _human(path: Path, opened: OpenedTranscript, s: dict[str, Any]) -> list[str]:
     L = FIGURE_LABELS
     kept = s["first_kept_entry_id"] or "(nothing: hard boundary)"
     lines = [f"{path}", *settings_lines(opened),
              f"  {L['context_tokens']:<13} {s['context_tokens']:,} ({s['context_source']}) of "
              f"{L['context_window']} {s['context_window']:,}, {L['threshold']} "
-             f"{s['threshold']:,} -> {'compact now' if s['should_compact'] else 'no compaction due'}",
+             f"{s['threshold']:,} -> {_due_words(s)}",
              *(trigger_lines(s) if "trigger" in s else []),
              f"  cut           {L['first_kept_entry_id']} {kept}  ({s['cut_rule']}, keep "
              f"{s['keep_recent_tokens']:,})",

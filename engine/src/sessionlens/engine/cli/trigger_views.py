@@ -27,6 +27,9 @@ def add_trigger_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-active-bytes", type=byte_size, metavar="SIZE",
                    help="OpenClaw's maxActiveTranscriptBytes: compact once the active "
                         "transcript reaches SIZE (bytes, or e.g. 20mb)")
+    p.add_argument("--truncate-after-compaction", action="store_true",
+                   help="OpenClaw's truncateAfterCompaction: compaction writes a successor "
+                        "file; the size guard (--max-active-bytes) fires only with it")
     p.add_argument("--mid-turn-precheck", action="store_true",
                    help="OpenClaw's midTurnPrecheck.enabled: check before each model call "
                         "inside a turn")
@@ -41,6 +44,8 @@ def trigger_settings(settings: CompactionSettings, args: argparse.Namespace
     changes: dict[str, Any] = {}
     if getattr(args, "max_active_bytes", None):
         changes["max_active_transcript_bytes"] = args.max_active_bytes
+    if getattr(args, "truncate_after_compaction", False):
+        changes["truncate_after_compaction"] = True
     if getattr(args, "mid_turn_precheck", False):
         changes["mid_turn_precheck_enabled"] = True
     return replace(settings, **changes) if changes else settings
@@ -58,6 +63,7 @@ def pruning_json(d: PruningDelay) -> dict[str, Any]:
     p = d.preview
     return {
         "keep_turns": p.keep_turns,
+        "agent_note": d.agent_note,
         "protected_from_entry_id": p.protected_from_entry_id,
         "tokens_saved": p.tokens_saved,
         "context_tokens": d.context_tokens,
@@ -104,7 +110,7 @@ def trigger_lines(s: dict[str, Any]) -> list[str]:
         lines.append(f"  size guard    active transcript {format_bytes(guard['active_bytes'])} "
                      f"of {format_bytes(guard['max_active_bytes'])}"
                      + ("" if guard["truncate_after_compaction"] else
-                        " (OpenClaw needs truncateAfterCompaction: true for it)"))
+                        ": does not fire (it needs truncateAfterCompaction: true)"))
     fires = s["mid_turn_precheck"]["fires_at"]
     if fires is not None:
         state = "" if s["mid_turn_precheck"]["enabled"] else " (if it were enabled)"
@@ -119,4 +125,6 @@ def trigger_lines(s: dict[str, Any]) -> list[str]:
                      + (f" (~{turns:g} turns)" if turns is not None else "")
                      + ("; no compaction due after pruning" if pr["due_without_pruning"]
                         and not pr["due_with_pruning"] else ""))
+        if pr["agent_note"]:
+            lines.append(f"                {pr['agent_note']}")
     return lines

@@ -94,6 +94,12 @@ def _status(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
 
+def _headline(a: dict[str, Any]) -> list[str]:
+    """The rule's verdict, SessionLens's losses and its checks: three lines, never one word."""
+    h = a["headline"]
+    return [h["rule"], h["losses"], h["checks"]]
+
+
 def _focus_note(d: dict[str, Any]) -> str:
     """Never let an export claim a focus that did nothing."""
     applied = d.get("focus_applied")
@@ -114,7 +120,8 @@ def render_markdown(d: dict[str, Any]) -> str:
     a = d["audit"]
     fence = md_fence(d["summary"]["text"])
     lines = [
-        f"# Audited compaction summary: {_status(a['passed'])}", "",
+        "# Audited compaction summary", "",
+        *(f"**{line}**  " for line in _headline(a)), "",
         f"- Source: {_code(d['source']['path'])} (sha256 `{d['source']['sha256']}`)",
         f"- Session: {d['source']['session_id'] or 'unknown'}",
         f"- Compaction: {d['compaction_id'] or 'new (not yet written)'}",
@@ -185,7 +192,11 @@ def render_html(d: dict[str, Any]) -> str:
     ]
     out = [
         *html_head(f"SessionLens audit {d['compaction_id'] or ''}", HTML_CSS),
-        f"<h1>Audited compaction summary: {_status_html(a['passed'])}</h1>",
+        "<h1>Audited compaction summary</h1>",
+        "<p>" + "<br>".join(f'<b class="{cls}">{_e(line)}</b>' for cls, line in zip(
+            ("pass" if a["headline"]["rule_accepts"] else "fail",
+             "pass" if a["headline"]["loss_level"] == "none" else "fail",
+             "pass" if a["passed"] else "fail"), _headline(a), strict=True)) + "</p>",
         "<dl>" + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in meta) + "</dl>",
         "<h2>Summary</h2>", f"<pre>{_e(d['summary']['text'])}</pre>",
         "<h2>Audit</h2><table>", _row("check", "result", "detail", "reasons", head=True),

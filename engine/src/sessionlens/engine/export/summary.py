@@ -232,6 +232,7 @@ def bundle_to_dict(bundle: ExportBundle) -> dict[str, Any]:
             "total_loss": r.total_loss,
             "focus": {"terms": list(r.focus.terms), "in_span": list(r.focus.in_span),
                       "kept": list(r.focus.kept), "missing": list(r.focus.missing)},
+            "headline": r.headline.as_dict(),
             "openclaw": r.openclaw.as_dict() if r.openclaw is not None else None,
         },
         "coverage": [{"class": c.cls, "found": c.found, "total": c.total} for c in bundle.coverage],

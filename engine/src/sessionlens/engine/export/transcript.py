@@ -129,12 +129,10 @@ def _boundary_facts(transcript: Transcript, entry: Entry) -> str:
             f"; summary {made.label if made is not None else 'provenance not recorded'}")
 
 
-def _audit_line(report: AuditReport) -> str:
+def _audit_lines(report: AuditReport) -> list[str]:
+    """The audit of a boundary: the rule's verdict and SessionLens's losses, apart."""
     kept = ", ".join(f"{c.cls} {c.found}/{c.total}" for c in report.coverage if c.total)
-    verdict = "PASSED" if report.passed else "FAILED"
-    loss = " — TOTAL LOSS (a placeholder, not a summary)" if report.total_loss else ""
-    return (f"Audit: {verdict} ({report.checks_passed}/{len(report.checks)} checks){loss}; "
-            f"kept {kept or 'nothing to cover'}; {len(report.dropped)} specifics dropped")
+    return ["Audit:", *report.headline.lines, f"Kept: {kept or 'nothing to cover'}"]
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -184,7 +182,8 @@ def render_transcript_markdown(transcript: Transcript,
             lines += ["---", "", f"## Compaction {entry.id} ({entry.timestamp or 'no time'})", "",
                       _boundary_facts(transcript, entry), ""]
             if entry.id in audits:
-                lines += [_audit_line(audits[entry.id]), ""]
+                audit = _audit_lines(audits[entry.id])
+                lines += [audit[0], "", *(f"- {a}" for a in audit[1:]), ""]
             lines += ["Summary:", ""] + _md_block(scrub(entry.summary or "")) + ["", "---", ""]
         elif entry.message is not None:
             lines += _md_message(entry, entry.message, scrub)
@@ -248,7 +247,8 @@ def render_transcript_html(transcript: Transcript,
                     f"<h2>Compaction {_e(entry.id)} ({_e(entry.timestamp or 'no time')})</h2>",
                     f"<p>{_e(_boundary_facts(transcript, entry))}</p>"]
             if entry.id in audits:
-                out.append(f"<p>{_e(_audit_line(audits[entry.id]))}</p>")
+                out.append("<p>" + "<br>".join(_e(a) for a in _audit_lines(audits[entry.id]))
+                           + "</p>")
             out += [f"<details open><summary>Summary</summary><pre>{_e(scrub(entry.summary or ''))}"
                     "</pre></details>", "</section>"]
         elif entry.message is not None:

@@ -138,7 +138,7 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         "overflow-retry" if overflow_id is not None
         else "mid-turn-precheck" if mid_turn and settings.mid_turn_precheck_enabled
         else "threshold" if context > threshold
-        else "size-guard" if limit and active >= limit
+        else "size-guard" if limit and active >= limit and settings.truncate_after_compaction
         else "manual")
     kept_id = comp.first_kept_entry_id
     span = span_on_path(before, comp)

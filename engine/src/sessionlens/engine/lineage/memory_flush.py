@@ -106,6 +106,24 @@ class MemoryFlushReport:
     store: StoreFlushRecord | None
     cycles: tuple[FlushCycle, ...]
     pattern: FlushPattern | None
+    #: The format of the file: only OpenClaw runs a memory flush at all.
+    transcript_format: str = "openclaw-v3"
+
+    @property
+    def applies(self) -> bool:
+        """Whether the agent that wrote the file has a memory flush (OpenClaw only)."""
+        return self.transcript_format == "openclaw-v3"
+
+    @property
+    def headline(self) -> str:
+        """The flush in one phrase, as every face says it: never "on" for an agent that has
+        no memory flush."""
+        if not self.applies:
+            return (f"not an OpenClaw session: no memory flush (a {self.transcript_format} "
+                    "transcript)")
+        return (f"{'on' if self.enabled else 'off'}; runs at ~{self.soft_threshold:,} tokens "
+                f"({self.soft_threshold_tokens:,} below the threshold "
+                f"{self.compaction_threshold:,})")
 
     @property
     def turn_ids(self) -> tuple[str, ...]:
@@ -297,5 +315,6 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
         enabled=settings.memory_flush_enabled, context_window=window, window_source=source,
         compaction_threshold=settings.threshold(window), soft_threshold_tokens=margin,
         soft_threshold=level, force_flush_bytes=settings.memory_flush_force_transcript_bytes,
-        turns=turns, store=store, cycles=tuple(out), pattern=_pattern(out, turns))
+        turns=turns, store=store, cycles=tuple(out), pattern=_pattern(out, turns),
+        transcript_format=transcript.format)
 

@@ -21,6 +21,7 @@ from sessionlens.engine.model import Transcript
 from sessionlens.engine.tokens.context import context_estimate
 
 from .checkpoints import checkpoint_path_for, compacted_since_load, moved_on_from
+from .continuation import existing_successors
 from .guard import read_unchanged_bytes
 from .names import WriteNames, choose_names
 from .retry_storms import RetryCopy
@@ -62,6 +63,9 @@ class WritePlan:
     entries_removed: int
     #: Unanswered copies of a retry storm the successor leaves out.
     dropped_retry_copies: tuple[RetryCopy, ...] = ()
+    #: The successor the original already has (its newest): writing makes a second
+    #: continuation, refused unless the user allows it.
+    existing_successor: Path | None = None
 
     @property
     def written_paths(self) -> tuple[Path, ...]:
@@ -91,6 +95,8 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     if done is not None:
         raise FileChangedError(transcript.path, "was compacted by another run since it was "
                                f"loaded (checkpoint {done.name}): reload the session")
+    # not a refusal here: the dialog asks, naming it; the write refuses unless allowed
+    successors = existing_successors(transcript.path)
     names = choose_names(transcript, now)
     checkpoint = checkpoint_path_for(transcript, names.checkpoint_id)
     files = [PlannedFile("checkpoint", checkpoint,
@@ -128,4 +134,4 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
                                      f"(records: {', '.join(keys)})"))
     return WritePlan(mode, names, replace(record, tokens_after=tokens_after), tuple(files),
                      first_kept, comp_id, session_id, int(record.tokens_before), tokens_after,
-                     removed, copies)
+                     removed, copies, successors[-1] if successors else None)

@@ -40,6 +40,7 @@ from .checkpoints import (
     plan_checkpoint,
     write_checkpoint,
 )
+from .continuation import refuse_second_successor
 from .guard import (
     LockInfo,
     check_lock,
@@ -105,20 +106,25 @@ Prepare = Callable[[Transcript, bytes, CompactionRecord, WriteNames],
 
 
 def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: Prepare,
-                 now: datetime | None, sha256: str | None) -> PostCompaction:
+                 now: datetime | None, sha256: str | None,
+                 allow_second_successor: bool = False) -> PostCompaction:
     """One write step on its own (no checkpoint, no store), under the lock, file unchanged."""
     require_writable(transcript)
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
+        if not allow_second_successor:
+            refuse_second_successor(transcript.path)
         post, write = prepare(transcript, data, compaction, choose_names(transcript, now))
         write()
     return post
 
 
 def write_successor(transcript: Transcript, compaction: CompactionRecord, *,
-                    now: datetime | None = None, sha256: str | None = None) -> WriteResult:
+                    now: datetime | None = None, sha256: str | None = None,
+                    allow_second_successor: bool = False) -> WriteResult:
     """Write only the successor transcript (no checkpoint, no store); the original stays."""
-    post = _write_alone(transcript, compaction, _prepare_successor, now, sha256)
+    post = _write_alone(transcript, compaction, _prepare_successor, now, sha256,
+                        allow_second_successor)
     return WriteResult(written=(post.path,), successor_path=post.path,
                        compaction_entry_id=post.compaction_entry_id,
                        session_id=post.session_id,
@@ -127,9 +133,11 @@ def write_successor(transcript: Transcript, compaction: CompactionRecord, *,
 
 
 def append_compaction(transcript: Transcript, compaction: CompactionRecord, *,
-                      now: datetime | None = None, sha256: str | None = None) -> WriteResult:
+                      now: datetime | None = None, sha256: str | None = None,
+                      allow_second_successor: bool = False) -> WriteResult:
     """Append the compaction entry to the original transcript (only on explicit request)."""
-    post = _write_alone(transcript, compaction, _prepare_append, now, sha256)
+    post = _write_alone(transcript, compaction, _prepare_append, now, sha256,
+                        allow_second_successor)
     return WriteResult(written=(transcript.path,), compaction_entry_id=post.compaction_entry_id,
                        session_id=post.session_id,
                        first_kept_entry_id=post.first_kept_entry_id)
@@ -138,14 +146,17 @@ def append_compaction(transcript: Transcript, compaction: CompactionRecord, *,
 def write_compaction(transcript: Transcript, record: CompactionRecord,
                      mode: WriteMode = "successor", *, now: datetime | None = None,
                      store_path: Path | None | Literal["auto"] = "auto",
-                     sha256: str | None = None, names: WriteNames | None = None) -> WriteResult:
+                     sha256: str | None = None, names: WriteNames | None = None,
+                     allow_second_successor: bool = False) -> WriteResult:
     """Checkpoint + successor (or append) + session store, all or nothing as far as possible.
 
     ``store_path="auto"`` uses the ``sessions.json`` beside the transcript when there is one;
     None leaves every store alone. Raises LockHeldError / FileChangedError before anything
     is written (also when another run compacted the file since it was loaded); on any later
     failure the files created so far are removed again. A store that holds no record of
-    the transcript is named in ``notes``.
+    the transcript is named in ``notes``. A transcript that already has a successor raises
+    SecondSuccessorError (checked under the lock, so two runs at once cannot both pass)
+    unless ``allow_second_successor``.
     """
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
@@ -168,6 +179,8 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
             raise FileChangedError(transcript.path, "was compacted by another run while this "
                                    f"one worked (checkpoint {done.name}); nothing was written: "
                                    "reload the session and compact its newest file")
+        if not allow_second_successor:  # under the lock: two runs cannot both pass
+            refuse_second_successor(transcript.path)
         prepare = _prepare_successor if mode == "successor" else _prepare_append
         names = names or choose_names(transcript, now)
         post, write_main = prepare(transcript, data, record, names)

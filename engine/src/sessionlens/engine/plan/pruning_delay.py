@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.tokens.counts import entry_context_tokens
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
@@ -45,10 +46,22 @@ class PruningDelay:
     growth_per_turn: float | None
     #: The trigger moves ``preview.tokens_saved`` tokens later: about this many turns.
     turns_gained: float | None
+    #: The agent that wrote the file: session pruning is OpenClaw's, no other agent's.
+    agent: str = "OpenClaw"
 
     @property
     def delay_tokens(self) -> int:
         return self.preview.tokens_saved
+
+    @property
+    def agent_note(self) -> str | None:
+        """What a preview of another agent's file is (None for an OpenClaw file): that agent
+        does not prune this way, so these are OpenClaw's figures had it run the session."""
+        if self.agent == "OpenClaw":
+            return None
+        return (f"{self.agent} does not prune tool results this way: session pruning is an "
+                "OpenClaw feature, so this is what OpenClaw would clear had it run this "
+                "session; this agent's own compaction trigger does not move.")
 
 
 def pruning_delay(transcript: Transcript, settings: CompactionSettings, *, keep_turns: int = 3,
@@ -84,4 +97,12 @@ def pruning_delay(transcript: Transcript, settings: CompactionSettings, *, keep_
         headroom_tokens=max(0, threshold - context),
         pruned_headroom_tokens=max(0, threshold - pruned),
         growth_per_turn=growth,
-        turns_gained=preview.tokens_saved / growth if growth else None)
+        turns_gained=preview.tokens_saved / growth if growth else None,
+        agent=_agent(transcript.format))
+
+
+def _agent(fmt: str) -> str:
+    """Who wrote a file of ``fmt``, by the name the pruning note uses."""
+    if fmt == "openclaw-v3":
+        return "OpenClaw"
+    return "pi" if fmt in ("pi-v1", "pi-v2") else agent_name(fmt)

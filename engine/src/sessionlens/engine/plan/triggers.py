@@ -134,11 +134,14 @@ def due_trigger(transcript: Transcript, plan: CompactionPlan,
         reasons["threshold"] = (f"context {context:,} tokens is over the threshold "
                                 f"{threshold:,} (window {window:,} - reserve "
                                 f"{window - threshold:,})")
-    if limit is not None and active >= limit:
+    # OpenClaw's size guard compacts only when it can truncate (a successor file): without
+    # truncateAfterCompaction it does not fire, however large the file is.
+    size_over = limit is not None and active >= limit
+    if size_over and settings.truncate_after_compaction:
         holding.append("size")
         reasons["size"] = (f"the active transcript is {format_bytes(active)}, at or over "
-                           f"maxActiveTranscriptBytes {format_bytes(limit)}: compacted before "
-                           "the next turn")
+                           f"maxActiveTranscriptBytes {format_bytes(limit or 0)}: compacted "
+                           "before the next turn")
     if plan.manual:
         kind: TriggerKind = "manual"
         reason = "a manual /compact" + (f"; {reasons[holding[0]]}" if holding else
@@ -148,7 +151,11 @@ def due_trigger(transcript: Transcript, plan: CompactionPlan,
         kind, reason = holding[0], reasons[holding[0]]
     else:
         kind = "none"
-        reason = (f"context {context:,} tokens is under the threshold {threshold:,}"
-                  + (f" and the active transcript ({format_bytes(active)}) under "
-                     f"{format_bytes(limit)}" if limit is not None else ""))
+        reason = f"context {context:,} tokens is under the threshold {threshold:,}"
+        if size_over:
+            reason += (f"; the active transcript ({format_bytes(active)}) is over "
+                       f"maxActiveTranscriptBytes {format_bytes(limit or 0)}, but the size guard "
+                       "needs truncateAfterCompaction: true, so it does not fire")
+        elif limit is not None:
+            reason += f" and the active transcript ({format_bytes(active)}) under {format_bytes(limit)}"
     return DueTrigger(kind, reason, tuple(holding), active, limit, overflow, mid_turn)

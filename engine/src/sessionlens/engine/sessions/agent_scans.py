@@ -69,6 +69,11 @@ def _when(ms: int | None, fallback: datetime) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC) if ms else fallback
 
 
+def _stamp(ms: int | None) -> datetime | None:
+    """A database row's own time (the session's last update), or None."""
+    return datetime.fromtimestamp(ms / 1000, UTC) if ms else None
+
+
 def _document(path: Path) -> tuple[Any, bytes]:
     """(decoded document or None when too big / broken, the bytes)."""
     data = path.read_bytes()
@@ -154,6 +159,7 @@ def scan_crush(path: Path, fmt: Format, head: bytes) -> list[SessionInfo]:
     return [SessionInfo(path=path / s.id, agent=agent, session_id=s.id, format=fmt,
                         entries=s.messages, compactions=1 if s.summary_message_id else 0,
                         size=s.size, modified=_when(s.updated_ms or s.created_ms, modified),
+                        last_entry_at=_stamp(s.updated_ms or s.created_ms),
                         project=crush.project_of(path), parent_session_id=s.parent_id,
                         title=s.title or None) for s in sessions]
 
@@ -172,6 +178,7 @@ def scan_opencode(path: Path, fmt: Format, head: bytes) -> list[SessionInfo]:
                         entries=s["messages"], compactions=int(summaries.get(s["id"], 0)),
                         size=s["size"], modified=_when(s["updated_ms"] or s["created_ms"],
                                                        modified),
+                        last_entry_at=_stamp(s["updated_ms"] or s["created_ms"]),
                         project=s["directory"], parent_session_id=s["parent_id"] or None,
                         title=s["title"] or None) for s in sessions]
 

@@ -25,6 +25,7 @@ from sessionlens.engine.load.reader import sniff_format
 from sessionlens.engine.model import Format
 
 from .classify import classify_session_file
+from .last_entry import last_entry_time
 from .store import (
     CheckpointPosition,
     CompactionCheckpoint,
@@ -67,6 +68,14 @@ class SessionInfo:
     parent_session_id: str | None = None
     #: The title the agent gave the session (Crush, OpenCode, Amp, Continue, Gemini), if any.
     title: str | None = None
+    #: When the session's last entry was written, from the entries themselves (a copied
+    #: file's ``modified`` is the copy's time); None when the file's lines carry no time.
+    last_entry_at: datetime | None = None
+
+    @property
+    def last_activity(self) -> datetime:
+        """The session's last entry time, else the file's (or database row's) time."""
+        return self.last_entry_at or self.modified
 
 
 #: A quick scan: (path, format, first bytes) -> SessionInfo, or None to skip the file; a file
@@ -287,6 +296,8 @@ def session_infos(path: Path, kind: str = "primary") -> list[SessionInfo]:
             except (OSError, LoadError):
                 return []
             infos = [found] if isinstance(found, SessionInfo) else list(found or [])
+            if len(infos) == 1 and infos[0].last_entry_at is None and path.suffix == ".jsonl":
+                infos = [replace(infos[0], last_entry_at=last_entry_time(path))]
             return [i if i.kind == kind else replace(i, kind=kind) for i in infos]
     st = path.stat()
     return [SessionInfo(path, _agent_of(path), None, fmt, _count_lines(path.read_bytes()),

@@ -8,6 +8,7 @@ timeline can select the entry it came from.
 
 from __future__ import annotations
 
+from html import escape
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
@@ -49,6 +50,7 @@ NO_AUDIT = ("No audit yet: select a recorded compaction (timeline, Memory tab, c
             "or run a compaction in the Compaction tab.")
 PASS_COLOR = "#1a7f37"
 FAIL_COLOR = "#cf222e"
+WARN_COLOR = "#9a6700"
 
 
 class _BarDelegate(QStyledItemDelegate):
@@ -71,6 +73,21 @@ class _BarDelegate(QStyledItemDelegate):
         painter.setPen(QColor("#ffffff") if ratio > 0.5 else QColor("#24292f"))
         painter.drawText(r, int(Qt.AlignmentFlag.AlignCenter), str(index.data()))
         painter.restore()
+
+
+def headline_html(report: AuditReport) -> str:
+    """The engine's headline as it is: the rule's verdict and SessionLens's losses on two
+    lines of their own (never one "passed" over red bars), then the checks and the facts."""
+    h = report.headline
+    rule_color = ("#57606a" if h.rule_accepts is None
+                  else PASS_COLOR if h.rule_accepts else FAIL_COLOR)
+    loss_color = {"none": PASS_COLOR, "some": WARN_COLOR}.get(h.loss_level, FAIL_COLOR)
+    facts = (f"template {report.template} · identifier policy {report.identifier_policy} · "
+             f"{report.summary_chars:,} characters")
+    return (f'<b style="color:{rule_color};">{escape(h.rule)}</b><br>'
+            f'<b style="color:{loss_color};">{escape(h.losses)}</b><br>'
+            f'<span style="color:{PASS_COLOR if report.passed else FAIL_COLOR};">'
+            f"{escape(h.checks)}</span> · {escape(facts)}")
 
 
 def _table(model: ChecksModel | CoverageModel | DroppedModel) -> QTableView:
@@ -213,11 +230,6 @@ class AuditPanel(QWidget):
             label += self.tr(" · %1 of the summarized entries were the tail the previous "
                              "compaction kept verbatim, taken out of the context here").replace(
                 "%1", str(len(report.carried_tail_entry_ids)))
-        if report.total_loss:
-            label += " · <b style='color:%1;'>%2</b>".replace("%1", FAIL_COLOR).replace(
-                "%2", self.tr("TOTAL LOSS: the summary is a fallback placeholder; every "
-                              "specific of the %1 summarized entries is gone").replace(
-                    "%1", str(len(report.summarized_entry_ids))))
         self.show_report(report, label, source=file_name)
 
     def _on_source(self, index: int) -> None:
@@ -255,14 +267,7 @@ class AuditPanel(QWidget):
             self.addendum.clear()
             self._set_pack_enabled(False)
             return
-        color = PASS_COLOR if report.passed else FAIL_COLOR
-        word = self.tr("Audit passed") if report.passed else self.tr("Audit FAILED")
-        facts = self.tr("%1 of %2 checks · template %3 · identifier policy %4 · "
-                        "%5 characters · %6 dropped").replace(
-            "%1", str(report.checks_passed)).replace("%2", str(len(report.checks))).replace(
-            "%3", report.template).replace("%4", report.identifier_policy).replace(
-            "%5", f"{report.summary_chars:,}").replace("%6", str(len(report.dropped)))
-        self.verdict.setText(f'<b style="color:{color};">{word}</b> &nbsp; {facts}'
+        self.verdict.setText(headline_html(report)
                              + (f"<br><small>{label}</small>" if label else ""))
         self.dropped_box.setTitle(self.tr("Dropped: %1 (click to show in the timeline)").replace(
             "%1", str(len(report.dropped))))

@@ -301,9 +301,11 @@ class CompareView(QWidget):
             "%1", f"{len(r.result.summary):,}").replace("%2", f"{r.tokens_after:,}"))
         add(self.tr("Cost"), lambda r: "-" if r.result.usage.cost is None
             else f"${r.result.usage.cost:.4f}")
-        add(self.tr("Audit"), lambda r: self.tr("pending") if r.report is None else (
+        add(self.tr("Checks"), lambda r: self.tr("pending") if r.report is None else (
             (self.tr("passed") if r.report.passed else self.tr("FAILED"))
             + f" ({r.report.checks_passed}/{len(r.report.checks)})"))
+        add(self.tr("OpenClaw's rule"), lambda r: "-" if r.report is None else
+            r.report.headline.rule.removeprefix("OpenClaw's rule: "))
         add(self.tr("Dropped"), lambda r: "-" if r.report is None else str(len(r.report.dropped)))
         classes: list[str] = []
         for r in runs:

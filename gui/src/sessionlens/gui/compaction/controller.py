@@ -135,10 +135,13 @@ class CompactionController(QObject):
 
     def set_sizes(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
         """Keep-recent and reserve from the panel: the session's settings, stored once."""
-        s, o = self._session.settings, self._session.overrides
-        keep = keep_recent_tokens if keep_recent_tokens != s.keep_recent_tokens else (
-            o.keep_recent_tokens)
-        reserve = reserve_tokens if reserve_tokens != s.reserve_tokens else o.reserve_tokens
+        s, o, r = self._session.settings, self._session.overrides, self._session.resolved
+        # the panel shows the values in force (the reserve raised to its floor): a value left
+        # as shown stays the user's own (or none)
+        shown_keep = int(r.keep_recent_tokens.value) if r is not None else s.keep_recent_tokens
+        shown_reserve = int(r.reserve_tokens.value) if r is not None else s.effective_reserve
+        keep = keep_recent_tokens if keep_recent_tokens != shown_keep else o.keep_recent_tokens
+        reserve = reserve_tokens if reserve_tokens != shown_reserve else o.reserve_tokens
         if (keep, reserve) != (o.keep_recent_tokens, o.reserve_tokens):
             self._session.apply_overrides(dataclasses.replace(
                 o, keep_recent_tokens=keep, reserve_tokens=reserve))
@@ -313,7 +316,7 @@ class CompactionController(QObject):
         return c is not None and c.rerun_of is None and c.transcript is self.transcript
 
     def accept(self, mode: WriteMode, *, accept_failed_audit: bool = False,
-               keep_retry_copies: bool = False) -> None:
+               keep_retry_copies: bool = False, allow_second_successor: bool = False) -> None:
         """Write what the engine's dry run for ``mode`` describes, then open what it wrote.
 
         A failed audit is refused by the engine unless ``accept_failed_audit`` (the Accept
@@ -331,7 +334,8 @@ class CompactionController(QObject):
         t = record.transcript
 
         def job(_p: Progress, _c: CancelCheck) -> WriteResult:
-            return write_prepared(t, prepared, accept_failed_audit=accept_failed_audit)
+            return write_prepared(t, prepared, accept_failed_audit=accept_failed_audit,
+                                  allow_second_successor=allow_second_successor)
 
         self._tasks.run(job, on_done=lambda r: self._on_written(record, r),
                         on_error=lambda e: self.write_failed.emit(describe_error(e)))

@@ -27,13 +27,15 @@ def dialog_outbound(preview: OutboundPreview, parent: QWidget) -> frozenset[str]
 
 
 def dialog_accept(record: RunRecord, t: Transcript,
-                  parent: QWidget) -> tuple[WriteMode, bool, bool] | None:
+                  parent: QWidget) -> tuple[WriteMode, bool, bool, bool] | None:
     """(write mode, whether a failed audit was accepted explicitly, whether a retry storm's
-    copies are kept), or None: cancelled."""
+    copies are kept, whether a second successor was allowed explicitly), or None:
+    cancelled."""
     dlg = AcceptDialog(record, t, parent)
     if dlg.exec() != AcceptDialog.DialogCode.Accepted:
         return None
-    return dlg.mode(), dlg.failed_audit_accepted(), dlg.keep_retry_copies()
+    return (dlg.mode(), dlg.failed_audit_accepted(), dlg.keep_retry_copies(),
+            dlg.second_successor_allowed())
 
 
 def dialog_save(fmt: str, parent: QWidget) -> Path | None:

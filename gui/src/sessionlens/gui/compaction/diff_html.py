@@ -41,7 +41,24 @@ class SideBySide:
         return not (self.added or self.removed or self.changed)
 
 
+#: Terminal colour and cursor codes (CSI ``ESC [ ... m``, OSC ``ESC ] ... BEL``, two-byte
+#: ``ESC x``): a tool's coloured output shown raw drew them as boxes.
+_TERMINAL_CODES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|"
+                             r"\x1b[@-Z\\-_]")
+#: Other control characters (not tab, newline, carriage return) as their visible pictures.
+_CONTROLS = {c: 0x2400 + c for c in range(32) if chr(c) not in "\t\n\r"} | {127: 0x2421}
+
+
+def strip_terminal_codes(text: str) -> str:
+    """``text`` without terminal escape codes; any other control character is shown as its
+    Unicode picture (␀, ␛, ...) instead of a box."""
+    if "\x1b" not in text and not any(ord(ch) < 32 and ch not in "\t\n\r" for ch in text):
+        return text
+    return _TERMINAL_CODES.sub("", text).translate(_CONTROLS)
+
+
 def _cut(text: str, limit: int) -> tuple[str, bool]:
+    text = strip_terminal_codes(text)
     return (text, False) if len(text) <= limit else (text[:limit], True)
 
 

@@ -135,15 +135,12 @@ class EditableSummary(QObject):
             return  # typing went on: the next audit follows
         report, origin = record.report, record.outcome.provenance.origin
         scrubbed = record.result.summary != self.box.toPlainText()
-        failed = [c.name for c in report.checks if not c.passed]
         self.revert.setVisible(origin == "edited")
-        self._done(self.tr("Your edit: audit %1 (%2 of %3 checks%4; %5 dropped). Accept "
-                           "writes it, recorded as \"%6\".").replace(
-            "%1", self.tr("passed") if report.passed else self.tr("FAILED")).replace(
-            "%2", str(report.checks_passed)).replace("%3", str(len(report.checks))).replace(
-            "%4", self.tr(", failed: %1").replace("%1", ", ".join(failed)) if failed else ""
-        ).replace("%5", str(len(report.dropped))).replace("%6", origin) + (self.tr(
-            " Secrets were removed from it before the audit.") if scrubbed else ""))
+        h = report.headline
+        self._done(self.tr("Your edit: %1. %2. %3. Accept writes it, recorded as \"%6\".")
+            .replace("%1", h.rule).replace("%2", h.losses).replace("%3", h.checks)
+            .replace("%6", origin)
+            + (self.tr(" Secrets were removed from it before the audit.") if scrubbed else ""))
 
     def _done(self, text: str) -> None:
         self.state.setText(text)

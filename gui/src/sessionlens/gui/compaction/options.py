@@ -30,7 +30,7 @@ from sessionlens.engine import IDENTIFIER_POLICIES, TEMPLATES
 from sessionlens.gui.compaction.run import RunOptions
 
 if TYPE_CHECKING:
-    from sessionlens.engine import CompactionSettings, ProviderProfile
+    from sessionlens.engine import CompactionSettings, ProviderProfile, ResolvedSettings
     from sessionlens.gui.compaction.prefs import CompactionPrefs
 
 _REPLAN_MS = 300
@@ -76,7 +76,7 @@ class CompactionOptionsForm(QWidget):
         self.quality_retries.setToolTip(self.tr("Regenerate up to this many times when the "
                                                 "audit fails (the best attempt is kept)"))
         self.quality_retries.setValue(prefs.int_value("quality_retries", 0))  # as compact
-        self.show_sizes(defaults)
+        self._show(defaults.keep_recent_tokens, defaults.effective_reserve)
         self.template.setCurrentText(prefs.value("template", "structured"))
         self.policy.setCurrentText(prefs.value("policy", "strict"))
         self.custom.setEnabled(self.policy.currentText() == "custom")
@@ -110,13 +110,23 @@ class CompactionOptionsForm(QWidget):
     def _emit_sizes(self) -> None:
         self.sizes_changed.emit(self.keep_recent.value(), self.reserve.value())
 
-    def show_sizes(self, settings: CompactionSettings) -> None:
-        """Show the session's keep-recent and reserve (no re-plan: they are already in force)."""
-        for spin, value in ((self.keep_recent, settings.keep_recent_tokens),
-                            (self.reserve, settings.reserve_tokens)):
+    def show_sizes(self, resolved: ResolvedSettings) -> None:
+        """Show the keep-recent and the reserve in force, as the engine resolved them (the
+        reserve raised to its floor: the number the run uses), each with its source in the
+        tooltip. No re-plan: they are already in force."""
+        self._show(int(resolved.keep_recent_tokens.value), int(resolved.reserve_tokens.value),
+                   resolved.keep_recent_tokens.source, resolved.reserve_tokens.source)
+
+    def _show(self, keep: int, reserve: int, keep_source: str = "", reserve_source: str = ""
+              ) -> None:
+        for spin, value, source in ((self.keep_recent, keep, keep_source),
+                                    (self.reserve, reserve, reserve_source)):
             spin.blockSignals(True)
             spin.setValue(value)
             spin.blockSignals(False)
+            if source:
+                spin.setToolTip(self.tr("In force: %1 (%2)").replace("%1", f"{value:,}")
+                                .replace("%2", source))
 
     @property
     def replan_pending(self) -> bool:

@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 ConfirmOutbound = Callable[["OutboundPreview", QWidget], "frozenset[str] | None"]
 #: (record, transcript, parent) -> write mode, or None when the user cancels.
 ConfirmAccept = Callable[[RunRecord, "Transcript", QWidget],
-                         "tuple[WriteMode, bool] | tuple[WriteMode, bool, bool] | None"]
+                         "tuple[WriteMode, bool] | tuple[WriteMode, bool, bool] "
+                         "| tuple[WriteMode, bool, bool, bool] | None"]
 #: (format, parent) -> where to export, or None.
 AskSavePath = Callable[[str, QWidget], "Path | None"]
 _FORMAT_NAMES: dict[ExportFormat, str] = {"md": "Markdown", "json": "JSON", "html": "HTML"}
@@ -86,8 +87,9 @@ class CompactionPanel(QWidget):
         self._sized = False
         self.form = CompactionOptionsForm(prefs, profiles, controller.session.settings)
         self.form.sizes_changed.connect(controller.set_sizes)
-        controller.session.settings_changed.connect(
-            lambda r: self.form.show_sizes(r.settings))
+        controller.session.settings_changed.connect(self.form.show_sizes)
+        if controller.session.resolved is not None:
+            self.form.show_sizes(controller.session.resolved)
         # the form's widgets, named on the panel too (tests and screenshots use them)
         self.instructions, self.template = self.form.instructions, self.form.template
         self.provider, self.model, self.policy = self.form.provider, self.form.model, self.form.policy
@@ -284,7 +286,8 @@ class CompactionPanel(QWidget):
         if choice is not None:
             self._set_status(self.tr("Writing…"))
             self.c.accept(choice[0], accept_failed_audit=choice[1],
-                          keep_retry_copies=len(choice) > 2 and bool(choice[-1]))
+                          keep_retry_copies=len(choice) > 2 and bool(choice[2]),
+                          allow_second_successor=len(choice) > 3 and bool(choice[3]))
 
     def export(self, fmt: ExportFormat) -> None:
         path = self._ask_save_path(fmt, self)

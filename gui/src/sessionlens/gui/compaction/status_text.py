@@ -77,14 +77,13 @@ def finished_text(record: RunRecord) -> str:
 
 def audit_text(record: RunRecord, report: AuditReport) -> str:
     """The audit's verdict in one line, and what to do next."""
-    verdict = _tr("passed") if report.passed else _tr("FAILED")
+    h = report.headline  # the rule's verdict and the losses, never one "passed"
     note = (_tr("Re-run of compaction %1: compare it with the recorded summary in the "
                 "Compare tab.").replace("%1", record.rerun_of) if record.rerun_of
             else _tr("Review Compare and Audit, then Accept or Discard."))
-    return _tr("Audit %1 (%2 of %3 checks, %4 dropped) · %L1 %5 → %L2 %6. ").replace(
+    return _tr("%1. %2. %3 · %L1 %5 → %L2 %6. ").replace(
         "%L1", FIGURE_LABELS["tokens_before"]).replace(
         "%L2", FIGURE_LABELS["tokens_after"]).replace(
-        "%1", verdict).replace("%2", str(report.checks_passed)).replace(
-        "%3", str(len(report.checks))).replace("%4", str(len(report.dropped))).replace(
+        "%1", h.rule).replace("%2", h.losses).replace("%3", h.checks).replace(
         "%5", f"{record.figures.tokens_before:,}").replace(
         "%6", f"{record.tokens_after:,}") + note

@@ -35,16 +35,19 @@ def describe_delay(d: PruningDelay) -> str:
     """Three short lines of the engine's figures (no number is computed here); lines, not a
     wrapped paragraph: a wrapped label in a stacked page kept the height of one line."""
     p = d.preview
+    # the engine's note, on short lines of its own (the label does not wrap)
+    note = (d.agent_note.replace(": ", ":\n", 1).replace("; ", ";\n", 1) + "\n"
+            if d.agent_note else "")
     if not p.results:
-        return (f"Nothing to prune: no tool result is older than the last {p.keep_turns} user "
-                f"turns.\nContext {d.context_tokens:,} tokens, threshold {d.threshold:,}.")
+        return (f"{note}Nothing to prune: no tool result is older than the last {p.keep_turns} "
+                f"user turns.\nContext {d.context_tokens:,} tokens, threshold {d.threshold:,}.")
     turns = (f", about {d.turns_gained:.1f} turns at this session's pace"
              if d.turns_gained is not None else "")
     due = ("Compaction is due now; with pruning it "
            + ("is still due." if d.due_with_pruning else "is not due.")
            if d.due_without_pruning else
            "Compaction is not due yet.")
-    return "\n".join((
+    return note + "\n".join((
         f"Pruning would clear {len(p.results):,} tool results before the next call and save "
         f"{d.delay_tokens:,} tokens.",
         f"Context {d.context_tokens:,} → {d.pruned_context_tokens:,} tokens (threshold "

@@ -27,6 +27,9 @@ _MARK_BG = "#ffe08a"
 Index = QModelIndex | QPersistentModelIndex
 
 
+_BADGE_BG = "#ffffff"
+
+
 def fate_text(hit: SearchHit) -> tuple[str, str]:
     """(badge text, colour) for what compaction did with the hit."""
     f = hit.fate
@@ -56,7 +59,9 @@ def row_html(hit: SearchHit) -> str:
     badge, colour = fate_text(hit)
     head = (f"<b>{html.escape(hit.agent or '-')}</b> · {html.escape(when)} · "
             f"{html.escape(hit.role)} · {html.escape(hit.path.name)} · "
-            f'<span style="color:{colour}">{html.escape(badge)}</span>')
+            # on a light chip: the red "lost at" stays readable on a selected (blue) row
+            f'<span style="color:{colour}; background-color:{_BADGE_BG}">&nbsp;{html.escape(badge)}'
+            "&nbsp;</span>")
     return f"{head}<br/>{snippet_html(hit)}"
 
 

@@ -41,8 +41,32 @@ class SearchParts:
     action: QAction
 
 
+#: Room the dock separators and frames take between the three columns.
+_SEPARATORS = 16
+
+
 def _tr(text: str) -> str:
     return QCoreApplication.translate("SearchMount", text)
+
+
+def fits_beside(window: MainWindow, dock: QDockWidget) -> bool:
+    """Whether ``dock`` fits on the right of the central widget and the sessions dock
+    within the window's width, without the window growing."""
+    browser = window.browser_dock
+    beside = (browser.width() if browser.isVisible() and not browser.isFloating()
+              and not window.tabifiedDockWidgets(browser) else 0)
+    central = window.centralWidget()
+    need = ((central.minimumSizeHint().width() if central is not None else 0) + beside
+            + dock.minimumSizeHint().width() + _SEPARATORS)
+    return need <= window.width()
+
+
+def make_room(window: MainWindow, dock: QDockWidget) -> None:
+    """On a window too narrow for three columns (1,280 px: sessions, central, search would
+    need ~1,440), the search dock shares the sessions dock's place as a tab instead of
+    widening the window past the screen."""
+    if window.browser_dock.isVisible() and not fits_beside(window, dock):
+        window.tabifyDockWidget(window.browser_dock, dock)
 
 
 def mount_search(window: MainWindow, session: SessionController, tasks: TaskRunner,
@@ -64,6 +88,8 @@ def mount_search(window: MainWindow, session: SessionController, tasks: TaskRunn
     window.panels_menu.addAction(action)
 
     def show() -> None:
+        if not dock.isVisible():
+            make_room(window, dock)
         dock.show()
         dock.raise_()
         panel.fill_rankings()

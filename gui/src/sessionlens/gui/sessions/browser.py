@@ -6,8 +6,8 @@ opens it in the main window.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -29,6 +29,14 @@ from sessionlens.gui.table_fit import fit_columns, keep_headers_whole
 
 #: The column a narrow dock hides.
 SIZE_COLUMN = COLUMNS.index("Size")
+#: Columns a narrow dock drops, first to last, so every session's name stays readable.
+DROP_ORDER = tuple(COLUMNS.index(c) for c in ("Size", "Compactions", "Entries", "Last entry"))
+#: A header section's room beyond its text (margins, the sort arrow).
+_HEADER_PAD = 28
+#: Pixels kept free beside the columns (a scrollbar appearing, rounding).
+_SLACK = 12
+#: The name column never asks for more than this (a long title is cut, its tooltip whole).
+NAME_CAP = 190
 
 
 class SessionBrowser(QWidget):
@@ -84,14 +92,58 @@ class SessionBrowser(QWidget):
         controller.sessions_failed.connect(self.status.setText)
 
     def _fit_columns(self) -> None:
-        """Size is the column a narrow dock drops first (it returns when there is room)."""
-        self._full_width = keep_headers_whole(self.tree, optional=(SIZE_COLUMN,))
-        self.tree.setColumnHidden(SIZE_COLUMN, self.tree.width() < self._full_width)
+        """The name first: a narrow dock drops Size, then Compactions, Entries and Last
+        entry (they come back when there is room) before it cuts a session's name."""
+        self._full_width = keep_headers_whole(self.tree, optional=DROP_ORDER)
+        self._drop_columns()
+
+    def name_width(self) -> int:
+        """What the Session column needs for its longest name (capped at ``NAME_CAP``)."""
+        fm = self.tree.fontMetrics()
+        widest = max((fm.horizontalAdvance(str(self.model.index(r, 0, g).data()))
+                      for gr in range(self.model.rowCount())
+                      for g in (self.model.index(gr, 0),)
+                      for r in range(self.model.rowCount(g))), default=0)
+        return min(NAME_CAP, widest + 2 * self.tree.indentation() + 16)
+
+    def _drop_columns(self) -> None:
+        # from the dock's own width (the tree's viewport is laid out after this resize),
+        # less the margins, the frame and a vertical scrollbar
+        tree = self.tree
+        room = (self.width() - 8 - 2 * tree.frameWidth()
+                - tree.verticalScrollBar().sizeHint().width())
+        if room <= 0:
+            return
+        header = self.tree.header()
+        need = max(self.name_width(), header.sectionSizeHint(0))  # the header stays whole too
+        shown = [c for c in range(1, self.model.columnCount())]
+        # a hidden section hints 0: its width is measured from its header text and content
+        hfm = header.fontMetrics()
+        widths = {c: max(hfm.horizontalAdvance(str(self.model.headerData(
+            c, Qt.Orientation.Horizontal))) + _HEADER_PAD, self.tree.sizeHintForColumn(c))
+            for c in shown}
+        hidden: set[int] = set()
+        for col in DROP_ORDER:
+            if need + sum(w for c, w in widths.items() if c not in hidden) + _SLACK <= room:
+                break
+            hidden.add(col)
+        for col in shown:
+            if self.tree.isColumnHidden(col) != (col in hidden):
+                self.tree.setColumnHidden(col, col in hidden)
+                if col not in hidden:  # back from hidden: its width, not the 0 it had
+                    self.tree.resizeColumnToContents(col)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._full_width:
-            self.tree.setColumnHidden(SIZE_COLUMN, self.tree.width() < self._full_width)
+            self._drop_columns()
+            # once more after the layout settles: the header's sizes and the dock's width
+            # are final only then (a window shown at 1440 and resized to 1280 kept them all)
+            QTimer.singleShot(0, self, self._drop_columns)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._drop_columns)
 
     def rescan(self) -> None:
         self.status.setText(self.tr("Looking for sessions…"))

@@ -11,15 +11,18 @@ from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
 
 from sessionlens.engine import SessionInfo
 from sessionlens.gui.roles import FilterRole, ItemRole, SortRole
 
 Index = QModelIndex | QPersistentModelIndex
 
-COLUMNS = ("Session", "Entries", "Compactions", "Size", "Modified")
+COLUMNS = ("Session", "Entries", "Compactions", "Size", "Last entry")
 #: Short headers (the dock is narrow); the full names are the header tooltips.
-SHORT = ("Session", "Entries", "Comp.", "Size", "Modified")
+SHORT = ("Session", "Entries", "Comp.", "Size", "Last entry")
+#: The last entry's time, or (in italics) the file's when its lines carry none.
+LAST_COLUMN = COLUMNS.index("Last entry")
 
 
 def group_key(info: SessionInfo) -> str:
@@ -48,7 +51,8 @@ def human_size(n: int) -> str:
 
 
 def _modified(info: SessionInfo) -> tuple[str, float]:
-    m = info.modified
+    """The session's last entry time (else the file's), as shown and as sorted."""
+    m = info.last_activity
     if isinstance(m, datetime):
         return m.strftime("%Y-%m-%d"), m.timestamp()
     if isinstance(m, (int, float)):
@@ -137,9 +141,19 @@ class SessionTreeModel(QAbstractItemModel):
             return (f"{s.session_id} {s.path} {s.agent} {getattr(s, 'project', '')} "
                     f"{getattr(s, 'title', '') or ''}")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{s.path}\n{self.tr('modified')} {s.modified}"
+            when = (self.tr("last entry %1 (from the transcript)").replace(
+                "%1", f"{s.last_entry_at:%Y-%m-%d %H:%M} UTC") if s.last_entry_at is not None
+                else self.tr("no entry time in the file: the date shown (in italics) is the "
+                             "file's"))
+            return (f"{session_label(s)}\n{s.path}\n{when}\n"
+                    + self.tr("file modified %1").replace("%1", f"{s.modified:%Y-%m-%d %H:%M}")
+                    + f"\n{s.entries:,} " + self.tr("entries") + f", {human_size(s.size)}")
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (1, 2, 3):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.FontRole and col == LAST_COLUMN and s.last_entry_at is None:
+            font = QFont()
+            font.setItalic(True)  # the file's time: the file carries no entry times
+            return font
         if role not in (Qt.ItemDataRole.DisplayRole, SortRole):
             return None
         sort = role == SortRole

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QInputDialog,
+    QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
@@ -29,7 +30,7 @@ from sessionlens.gui.prefs import ENCODINGS, THEMES, Theme
 from sessionlens.gui.settings.profiles import keyring_available, store_key_in_keyring
 
 if TYPE_CHECKING:
-    from sessionlens.engine import CompactionSettings, ProviderProfile
+    from sessionlens.engine import CompactionSettings, ProviderProfile, ResolvedSettings
 
 
 
@@ -49,21 +50,29 @@ class SettingsDialog(QDialog):
 
     def __init__(self, overrides: Overrides, settings: CompactionSettings, encoding: str,
                  theme: Theme, profiles: list[ProviderProfile],
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *,
+                 resolved: ResolvedSettings | None = None) -> None:
         """``overrides`` are the user's own values; ``settings`` the resolved ones shown for
         what the user has not set. A value left as shown stays unset (it keeps following the
-        config and the model), so its source is not silently turned into "app settings"."""
+        config and the model), so its source is not silently turned into "app settings".
+        The reserve shown is the one in force (``resolved``: raised to its floor), the number
+        the run uses, with its source beside it."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
         self._overrides = overrides
         self._profiles = list(profiles)
-        self._shown = (overrides.context_window or 0,
-                       overrides.reserve_tokens if overrides.reserve_tokens is not None
-                       else settings.reserve_tokens,
+        reserve_in_force = (int(resolved.reserve_tokens.value) if resolved is not None
+                            else settings.effective_reserve)
+        self._shown = (overrides.context_window or 0, reserve_in_force,
                        overrides.keep_recent_tokens if overrides.keep_recent_tokens is not None
                        else settings.keep_recent_tokens)
         self.window_box = _spin(0, 10_000_000, self._shown[0], self.tr("from the model"))
         self.reserve_box = _spin(0, 1_000_000, self._shown[1])
+        self.reserve_source = QLabel(resolved.reserve_tokens.source if resolved is not None
+                                     else self.tr("reserveTokens %1, raised to the floor %2")
+                                     .replace("%1", f"{settings.reserve_tokens:,}")
+                                     .replace("%2", f"{settings.reserve_tokens_floor:,}"))
+        self.reserve_source.setWordWrap(True)
         self.keep_box = _spin(0, 1_000_000, self._shown[2])
         self.keep_box.setToolTip(self.tr("0 = a hard boundary: nothing before the compaction "
                                          "is kept"))
@@ -76,7 +85,8 @@ class SettingsDialog(QDialog):
         self.theme_box.setCurrentIndex(THEMES.index(theme))
         form = QFormLayout()
         form.addRow(self.tr("Context window"), self.window_box)
-        form.addRow(self.tr("Reserve tokens"), self.reserve_box)
+        form.addRow(self.tr("Reserve tokens (in force)"), self.reserve_box)
+        form.addRow("", self.reserve_source)
         form.addRow(self.tr("Keep recent tokens"), self.keep_box)
         form.addRow(self.tr("Tokenizer"), self.encoding_box)
         form.addRow(self.tr("Theme"), self.theme_box)

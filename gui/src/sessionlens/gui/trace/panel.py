@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 #: Status colours: kept green, dropped red, absent grey (the audit panel's colours).
 STATUS_COLORS = {"kept": "#1a7f37", "dropped": "#cf222e", "absent": "#6e7781"}
+#: The widest a column other than the last may be (px); the last takes the rest.
+COLUMN_CAP = 170
 #: The path and entry id of a row, for activation.
 _TARGET = Qt.ItemDataRole.UserRole + 21
 
@@ -44,9 +46,18 @@ def _table(headers: list[str]) -> QTableWidget:
     table.setAlternatingRowColors(True)
     table.setWordWrap(False)
     header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)
     return table
+
+
+def fit_leading_columns(table: QTableWidget) -> None:
+    """Every column but the last fits its content up to ``COLUMN_CAP`` px (the full value is
+    the tooltip), so the last one (the mention's text) keeps the room: a successor's file
+    name alone once left the Text column a few characters wide."""
+    table.resizeColumnsToContents()
+    for col in range(table.columnCount() - 1):
+        table.setColumnWidth(col, min(table.columnWidth(col), COLUMN_CAP))
 
 
 class TracePanel(QWidget):
@@ -134,7 +145,7 @@ class TracePanel(QWidget):
         self.mentions_box.setTitle(self.tr("Mentions: %1 (click to show the entry)")
                                    .replace("%1", str(len(trace.mentions))))
         for table in (self.mentions, self.compactions):
-            table.resizeColumnsToContents()
+            fit_leading_columns(table)
 
     def statuses(self) -> list[str]:
         """The status column, top to bottom (what a reader sees; tests read it)."""

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from sessionlens.engine import CompactionForensics, CompactionPlan, Transcript
 
 
+#: Pixels the breakdown keeps for its bars beside the labels.
+BAR_ROOM = 60
+
+
 class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
     """Horizontal bars: exact tokens per role or per entry type (whole file)."""
 
@@ -69,8 +73,12 @@ class BreakdownChart(pg.PlotWidget):  # type: ignore[misc]
         # the labels' width set here, not measured while painting: a measured width re-lays
         # out the plot only on a later paint, and until then the labels are cut off
         metrics = QFontMetrics(axis.style["tickFont"] or self.font())
-        axis.setWidth(max(metrics.horizontalAdvance(t) for t in labels)
-                      + axis.style["tickTextOffset"][0] + max(0, axis.style["tickLength"]) + 6)
+        label_width = (max(metrics.horizontalAdvance(t) for t in labels)
+                       + axis.style["tickTextOffset"][0] + max(0, axis.style["tickLength"]) + 6)
+        axis.setWidth(label_width)
+        # never narrower than its labels and a bar: a squeezed plot drops its tick labels
+        # (1280×800 showed bars and no names)
+        self.setMinimumWidth(label_width + BAR_ROOM)
         self.setYRange(-0.6, max(0.6, len(names) - 0.4), padding=0)
         self.setXRange(0, max(widths, default=1) * 1.05, padding=0)
 
