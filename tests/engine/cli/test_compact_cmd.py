@@ -291,6 +291,8 @@ def test_a_truncated_last_line_is_said_with_the_write(tmp_path: Path,
     assert "not part of the plan or the summary" in said and "successor leaves it out" in said
     code = main(["compact", str(path), "--keep-recent", "20"])
     assert "warning: session.jsonl line " in capsys.readouterr().err
+
+
 def test_text_output_gives_the_rule_and_the_losses_apart(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     path = session(tmp_path)
