@@ -35,7 +35,7 @@ VIEWS: dict[str, str] = {"timeline": "Timeline", "compaction": "Compaction", "au
                          "compare": "Compare", "lineage": "Lineage", "memory": "Memory",
                          "trace": "Trace", "pruning": "Pruning", "search": "Timeline"}
 #: Views filled off the UI thread after the file settles: the screenshot waits for them.
-WAIT_VIEWS = frozenset({"memory", "trace", "pruning"})
+WAIT_VIEWS = frozenset({"memory", "trace", "pruning", "lineage"})
 #: Views that show a run: the screenshot re-runs the latest recorded compaction first.
 RUN_VIEWS = frozenset({"compaction", "audit", "compare"})
 #: The search dock's share of the window's width in a screenshot.
@@ -148,6 +148,9 @@ def wait_for_view(ctx: AppContext, view: str) -> SignalInstance | None:
             return None
         ctx.trace.panel.trace(text)
         return ctx.trace.controller.ready
+    if view == "lineage" and ctx.lineage is not None:  # the chain is read off the UI thread
+        lin = ctx.lineage.controller
+        return None if lin.result is not None else lin.lineage_ready
     if view == "pruning" and ctx.pruning is not None:
         if ctx.pruning.delay is not None:
             return None
