@@ -25,7 +25,6 @@ from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.plan.pruning_delay import pruning_delay
-from sessionlens.engine.summarize.serialize import entry_to_llm_message
 from sessionlens.engine.tokens.count_cache import CountCache
 from sessionlens.engine.tokens.count_worker import CountWorker
 from sessionlens.engine.tokens.counts import (
@@ -105,6 +104,9 @@ def _cache_json(cache: CountCache | None) -> dict[str, Any]:
 def context_items(t: Transcript) -> list[dict[str, Any]]:
     """The replayed context as the model sees it: ``{role, entry_id, text}`` in order (text
     blocks joined by newlines; a summary with the agent's prefix)."""
+    # the summarizer's own conversion, imported here: parsing ``inspect`` imports no summarize
+    from sessionlens.engine.summarize.serialize import entry_to_llm_message
+
     out: list[dict[str, Any]] = []
     for item in t.context:
         msg = entry_to_llm_message(t.entry(item.entry_id))
