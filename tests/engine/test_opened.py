@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.factories import TranscriptBuilder, text_of
+from fixtures.openclaw_store import unpack_store
 from fixtures.samples import sample_path
 from sessionlens.engine.opened import (
     FIGURE_LABELS,
@@ -132,3 +133,16 @@ def test_every_sample_resolves_to_one_window(samples_dir: Path, prefix: str) -> 
     assert r.window > 0 and r.context_window.source
     assert r.threshold == r.settings.threshold(r.window)
     assert opened.resolved.settings.context_window == r.window
+
+
+def test_a_store_session_takes_window_and_reserve_as_openclaw_2026_9_did(tmp_path: Path) -> None:
+    """32,000 from the session row's contextTokens; the reserve raised to the 20,000 floor
+    and capped at a quarter of the window (8,000), as OpenClaw 2026.8+ does: threshold
+    24,000, the contextBudgetStatus OpenClaw wrote (the older rule gave 12,000)."""
+    store = unpack_store(tmp_path / "home")
+    opened = open_transcript(store / "alpha")
+    r = opened.resolved
+    assert (r.window, int(r.reserve_tokens.value), r.threshold) == (32_000, 8_000, 24_000)
+    assert "session store" in r.context_window.source
+    assert "contextBudgetStatus says reserve 8,000" in r.reserve_tokens.source
+    assert DEFAULT_SETTINGS.threshold(32_000) == 12_000  # the rule before the store

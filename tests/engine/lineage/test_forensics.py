@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from fixtures.factories import TranscriptBuilder, text_of
+from fixtures.openclaw_store import unpack_store
 from fixtures.samples import sample_path
 from sessionlens.engine.lineage.forensics import analyze_compactions
 from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.opened import open_transcript
 from sessionlens.engine.settings import CompactionSettings
 from sessionlens.engine.tokens.counts import estimate_entry_tokens
 
@@ -217,3 +220,14 @@ def test_a_big_active_transcript_under_the_threshold_is_the_size_guard() -> None
     assert (manual.trigger, guard.trigger, small.trigger) == ("manual", "size-guard", "manual")
     assert no_truncate.trigger == "manual"
     assert "far-below-threshold" in manual.flags and "far-below-threshold" not in guard.flags
+
+
+def test_store_compactions_get_the_trigger_openclaw_decided(tmp_path: Path) -> None:
+    """Two automatic compactions before a prompt (OpenClaw 2026.8+ counts the pending
+    prompt: the context alone was below the 24,000 threshold the first time), then the
+    manual ``/compact Focus on ...`` sent through the gateway."""
+    opened = open_transcript(unpack_store(tmp_path / "home") / "alpha")
+    found = analyze_compactions(opened.transcript, opened.resolved.settings)
+    assert [f.trigger for f in found] == ["threshold", "threshold", "manual"]
+    assert all(f.threshold == 24_000 for f in found)
+    assert found[0].context_tokens < 24_000  # only the pending prompt put it over

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from fixtures.factories import TranscriptBuilder, text_of
+from fixtures.openclaw_store import unpack_store
 from fixtures.samples import sample_path
 from sessionlens.engine.lineage.flush_store import session_record
 from sessionlens.engine.lineage.memory_flush import (
@@ -17,6 +18,7 @@ from sessionlens.engine.lineage.memory_flush import (
 )
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Message, TextBlock, Usage
+from sessionlens.engine.opened import open_transcript
 from sessionlens.engine.sessions.store import read_session_store
 from sessionlens.engine.settings import DEFAULT_SETTINGS, CompactionSettings
 
@@ -235,3 +237,16 @@ def test_other_agents_have_no_flush_to_miss() -> None:
         r = analyze_memory_flush(replace(b.build(), format=fmt), CFG)  # type: ignore[arg-type]
         assert [(c.status, c.reason) for c in r.cycles] == [("skipped", "not-openclaw")]
         assert r.pattern is None
+
+
+def test_the_store_row_says_the_flush_ran(tmp_path: Path) -> None:
+    """OpenClaw 2026.8+ keeps no flush turn in the transcript: the session row's
+    memoryFlush (compactionCount 1) says the flush of cycle 2 ran; cycle 1's is not
+    recorded, so it is 'unknown', never 'flush never ran'."""
+    opened = open_transcript(unpack_store(tmp_path / "home") / "alpha")
+    report = analyze_memory_flush(opened.transcript, opened.resolved.settings)
+    assert report.store is not None and report.store.kind == "succeeded"
+    assert (report.context_window, report.compaction_threshold) == (32_000, 24_000)
+    statuses = [c.status for c in report.cycles]
+    assert "ran" in statuses and report.pattern is None
+    assert not [c for c in report.cycles if c.reason == "flush-never-ran"]

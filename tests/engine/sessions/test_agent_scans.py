@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.agent_files import agent_home, write
+from fixtures.openclaw_store import unpack_store
 from sessionlens.engine.load import reader
 from sessionlens.engine.load.formats import catalog
 from sessionlens.engine.sessions import agent_folders, agent_scans
@@ -97,3 +98,19 @@ def test_every_format_read_has_a_source_listing_it() -> None:
     listed = {f for s in agent_scans.AGENT_SOURCES for f in s.formats}
     old = {"openclaw-v3", "pi-v1", "pi-v2", "claude-code", "codex"}
     assert listed == set(catalog.FORMATS) - old
+
+
+def test_openclaw_store_sessions_are_listed_one_by_one(tmp_path: Path) -> None:
+    """OpenClaw 2026.8+ keeps no JSONL: each window of its SQLite store is a session."""
+    home = tmp_path / "home"
+    store = unpack_store(home)
+    dirs = default_session_dirs(home, {})
+    assert store in dirs
+    found = [s for s in discover_sessions(dirs) if s.format == "openclaw-sqlite"]
+    assert sorted(s.session_id or "" for s in found) == ["alpha", "beta"]
+    for s in found:
+        t = reader.load_transcript(s.path)  # the listed path opens that session
+        assert s.path == store / (s.session_id or "") and s.agent == "main"
+        assert s.entries == len(t.entries)
+        assert s.compactions == sum(1 for e in t.entries if e.type == "compaction")
+        assert s.project == (t.header.cwd if t.header else None)

@@ -43,7 +43,8 @@ __all__ = [
 Format = Literal["openclaw-v3", "pi-v1", "pi-v2", "claude-code", "codex",
                  "gemini-jsonl", "gemini-json", "copilot-events", "copilot-legacy",
                  "crush-sqlite", "opencode-go-sqlite", "opencode-sqlite", "cursor-jsonl",
-                 "cursor-txt", "cline", "roo-code", "aider-md", "kimi", "amp", "continue"]
+                 "cursor-txt", "cline", "roo-code", "aider-md", "kimi", "amp", "continue",
+                 "openclaw-sqlite"]
 
 #: Entry types of the OpenClaw / pi format (transcript-format.md §1.3). Other strings are
 #: kept as-is ("unknown" types are legal and ignored for context).
@@ -392,6 +393,10 @@ class Transcript:
         """The entry's source line, read back from disk (empty if the file changed size)."""
         if entry.length <= 0:
             return b""
+        if self.format == "openclaw-sqlite" and self.header is not None:
+            from sessionlens.engine.load.formats.openclaw_store import event_bytes
+
+            return event_bytes(self.source_file, self.header.id, entry.offset)
         with open(self.source_file, "rb") as fh:
             fh.seek(entry.offset)
             return fh.read(entry.length)

@@ -46,6 +46,12 @@ from sessionlens.engine.plan.rules import (
     rule_label,
     rule_note,
 )
+from sessionlens.engine.sessions.store_row import (
+    RESERVE_WINDOW_SHARE,
+    budget_status,
+    is_store_session,
+    store_row,
+)
 from sessionlens.engine.settings import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_SETTINGS,
@@ -195,6 +201,9 @@ def resolve_settings(transcript: Transcript, overrides: Overrides = Overrides(),
     elif config.source is not None and config.cut_rule is not None:
         rule, rule_source = config.cut_rule, f"{rule_label(config.cut_rule, agent)}, {cfg_name}"
     changes["cut_rule"] = rule
+    store_session = is_store_session(transcript)
+    if store_session:  # OpenClaw 2026.8+: the reserve is capped at a quarter of the window
+        changes["reserve_window_share"] = RESERVE_WINDOW_SHARE
     settings = replace(config, **changes)  # type: ignore[arg-type]
     win = int(window.value)
     reserve = settings.reserve_for(win)
@@ -207,7 +216,14 @@ def resolve_settings(transcript: Transcript, overrides: Overrides = Overrides(),
         return default_text
 
     reserve_src = source("reserve_tokens", f"default reserveTokens {settings.reserve_tokens:,}")
-    if reserve != settings.reserve_tokens:
+    if store_session and reserve != settings.reserve_tokens:
+        reserve_src += (f", raised to the floor {settings.reserve_tokens_floor:,} and capped at "
+                        f"a quarter of the window ({reserve:,}), as OpenClaw 2026.8+ does")
+        status = budget_status(transcript)
+        if status is not None and status[0] == win:
+            reserve_src += (f"; the session row's contextBudgetStatus says reserve "
+                            f"{status[1]:,}, prompt budget {status[2]:,}")
+    elif reserve != settings.reserve_tokens:
         reserve_src += (f", raised to the floor {settings.reserve_tokens_floor:,}"
                         if reserve == settings.reserve_tokens_floor
                         else f", raised to {reserve:,} (floor capped for this window)")
@@ -242,10 +258,14 @@ def config_for(path: Path | str) -> CompactionSettings:
     there is none. A broken config raises ``ConfigError`` naming file and line.
     """
     folder = Path(path).absolute().parent
+    state: Path | None = None
     if folder.parent.parent.name == "agents" and folder.name == "sessions":
         state = folder.parent.parent.parent
-        if find_openclaw_config(state) is not None:
-            return load_openclaw_settings(state)
+    elif folder.name == "openclaw-agent.sqlite" and folder.parent.name == "agent" \
+            and folder.parent.parent.parent.name == "agents":  # <db>/<session> of the store
+        state = folder.parent.parent.parent.parent
+    if state is not None and find_openclaw_config(state) is not None:
+        return load_openclaw_settings(state)
     return load_openclaw_settings()
 
 
@@ -257,6 +277,13 @@ def store_window_for(transcript: Transcript, store_path: Path | None = None) -> 
     from sessionlens.engine.lineage.flush_store import session_record
     from sessionlens.engine.lineage.flush_turns import store_flush_record
 
+    row = store_row(transcript)
+    if row is not None:
+        window = row.get("contextTokens")
+        key = transcript.header.extra.get("session_key") if transcript.header else None
+        if isinstance(window, int) and window > 0:
+            return Setting(window, f"contextTokens of {key} in the session store")
+        return None
     try:
         record = session_record(transcript, store_path)
     except LoadError:

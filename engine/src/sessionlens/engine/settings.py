@@ -79,6 +79,10 @@ class CompactionSettings:
     #: ``agents.defaults.sandbox``: "off" / "non-main" / "all", and "none" / "ro" / "rw".
     sandbox_mode: str | None = None
     sandbox_workspace_access: str | None = None
+    #: OpenClaw 2026.8+ caps the reserve at this share of the window (its
+    #: ``MAX_COMPACTION_RESERVE_RATIO`` 0.25: three quarters stay for the prompt), instead of
+    #: the older cap of the floor; 0: the older rule (releases before the SQLite store).
+    reserve_window_share: float = 0.0
 
     @property
     def effective_reserve(self) -> int:
@@ -89,7 +93,13 @@ class CompactionSettings:
 
     def reserve_for(self, window: int) -> int:
         """The reserve OpenClaw applies for a known window: the floor is capped so that at
-        least ``min(8000, window/2)`` tokens remain for the prompt on small models."""
+        least ``min(8000, window/2)`` tokens remain for the prompt on small models; from
+        2026.8 on (``reserve_window_share``) the raised reserve is capped at a quarter of the
+        window (``resolveEffectiveCompactionReserveTokens``)."""
+        if self.reserve_window_share > 0:
+            requested = max(self.reserve_tokens, self.reserve_tokens_floor)
+            return min(max(0, requested),
+                       math.floor(max(1, window) * self.reserve_window_share))
         if self.reserve_tokens_floor == 0:
             return self.reserve_tokens
         min_prompt = min(MIN_PROMPT_BUDGET_TOKENS,

@@ -40,7 +40,7 @@ VIEWS: dict[str, str] = {"timeline": "Timeline", "compaction": "Compaction", "au
                          "sessions": "Timeline", "settings": "Timeline", "export": "Timeline",
                          "accept": "Compaction"}
 #: Views filled off the UI thread after the file settles: the screenshot waits for them.
-WAIT_VIEWS = frozenset({"memory", "trace", "pruning"})
+WAIT_VIEWS = frozenset({"memory", "trace", "pruning", "lineage"})
 #: Views that show a run: the screenshot re-runs the latest recorded compaction first.
 RUN_VIEWS = frozenset({"compaction", "audit", "compare", "accept"})
 #: Views that are a dialog over the window: the picture is the dialog's (settings: the
@@ -169,6 +169,9 @@ def wait_for_view(ctx: AppContext, view: str) -> SignalInstance | None:
             return None
         ctx.trace.panel.trace(text)
         return ctx.trace.controller.ready
+    if view == "lineage" and ctx.lineage is not None:  # the chain is read off the UI thread
+        lin = ctx.lineage.controller
+        return None if lin.result is not None else lin.lineage_ready
     if view == "pruning" and ctx.pruning is not None:
         if ctx.pruning.delay is not None:
             return None

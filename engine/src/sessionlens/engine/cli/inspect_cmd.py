@@ -101,6 +101,20 @@ def _cache_json(cache: CountCache | None) -> dict[str, Any]:
             "note": cache.note if cache is not None else None}
 
 
+def context_items(t: Transcript) -> list[dict[str, Any]]:
+    """The replayed context as the model sees it: ``{role, entry_id, text}`` in order (text
+    blocks joined by newlines; a summary with the agent's prefix)."""
+    # the summarizer's own conversion, imported here: parsing ``inspect`` imports no summarize
+    from sessionlens.engine.summarize.serialize import entry_to_llm_message
+
+    out: list[dict[str, Any]] = []
+    for item in t.context:
+        msg = entry_to_llm_message(t.entry(item.entry_id))
+        if msg is not None:
+            out.append({"role": msg.role, "entry_id": item.entry_id, "text": msg.text})
+    return out
+
+
 def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens: bool = False,
                     cache: CountCache | None = None) -> dict[str, Any]:
     """The ``inspect --json`` object for a loaded transcript (whole-file tokens on request)."""
@@ -121,7 +135,9 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
         "compactions": by_type.get("compaction", 0),
         "leaf_id": t.leaf_id,
         "active_path_length": len(t.active_path),
+        "active_path": list(t.active_path),
         "context_messages": len(t.context),
+        "context": context_items(t),
         "labels": dict(t.labels),
         "tokens": _tokens(t, report, cache),
         "file_size": t.file_size,

@@ -48,6 +48,9 @@ class ChainLink:
     compactions: int
     relation: Relation
     exists: bool = True
+    #: Why the window began (OpenClaw's SQLite store: initial, reset, rollover, fork,
+    #: rewind, switch, recovery, compaction); None for files.
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +160,17 @@ def build_chain(path: Path | str) -> Chain:
     start = Path(path).resolve()
     folder = start.parent
     if not start.exists() and folder.is_file():
+        from .store_chain import store_chain_links  # OpenClaw 2026.8+: its windows
+
+        store = store_chain_links(start)
+        if store is not None:
+            windows, archived = store
+            return Chain(start, tuple(
+                ChainLink(p, s.id, folder / s.window.previous_session_id
+                          if s.window and s.window.previous_session_id else None,
+                          _adapter_facts(p)[2], rel, True,
+                          s.window.reason if s.window else None)
+                for p, s, rel in windows), (), archived, ())
         sid, _raw, count = _adapter_facts(start)
         return Chain(start, (ChainLink(start, sid, None, count, "self", True),), (), (), ())
     diags: list[Diagnostic] = []
@@ -296,7 +310,7 @@ def chain_to_json(chain: Chain) -> dict[str, Any]:
         "chain": [{"path": str(link.path), "session_id": link.session_id,
                    "parent": str(link.parent) if link.parent else None,
                    "compactions": link.compactions, "relation": link.relation,
-                   "exists": link.exists} for link in chain.links],
+                   "exists": link.exists, "reason": link.reason} for link in chain.links],
         "checkpoints": [{"path": str(c.path) if c.path else None, "session_id": c.session_id,
                          "checkpoint_id": c.checkpoint_id, "session_key": c.session_key,
                          "created_at": c.created_at, "reason": c.reason, "leaf_id": c.leaf_id,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from sessionlens.engine.audit.span import carried_tail, path_to, span_on_path
 from sessionlens.engine.contract.templates import fallback_text
-from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.model import Entry, TextBlock, Transcript
 from sessionlens.engine.plan.cutpoints import region_bounds, usage_context
 from sessionlens.engine.plan.planner import (
     context_window_of,
@@ -110,6 +110,29 @@ def _last_usage(entries: Sequence[Entry]) -> int | None:
     return None
 
 
+def _pending_prompt(transcript: Transcript, comp: Entry, tokens: TokenReport | None
+                    ) -> tuple[int, bool]:
+    """(pending prompt, manual command) of the user message written right after ``comp``.
+
+    OpenClaw 2026.8+ (header version 4) compacts before inference with the pending prompt
+    counted, so that message's estimate is added to the context (older releases decided
+    on the context alone: 0). A ``/compact`` command there is the turn that asked for it:
+    OpenClaw writes the command after the compaction it ran."""
+    at = transcript.index.get(comp.id)
+    for entry in transcript.entries[at + 1:at + 6] if at is not None else ():
+        msg = entry.message
+        if msg is None:
+            continue
+        if msg.role != "user":
+            return 0, False
+        text = " ".join(b.text for b in msg.content if isinstance(b, TextBlock)).lstrip()
+        if text.startswith("/compact"):
+            return 0, True
+        v4 = transcript.header is not None and transcript.header.version >= 4
+        return (pi_tokens(transcript, entry, tokens) if v4 else 0), False
+    return 0, False
+
+
 def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSettings,
              tokens: TokenReport | None, on_path: bool,
              previous_summary_tokens: int | None) -> CompactionForensics:
@@ -134,10 +157,12 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     mid_turn = ends_mid_turn(before)
     active = active_window_bytes(before)
     limit = settings.max_active_transcript_bytes
+    pending, command = _pending_prompt(transcript, comp, tokens)
     trigger: Trigger = (
-        "overflow-retry" if overflow_id is not None
+        "manual" if command
+        else "overflow-retry" if overflow_id is not None
         else "mid-turn-precheck" if mid_turn and settings.mid_turn_precheck_enabled
-        else "threshold" if context > threshold
+        else "threshold" if context + pending > threshold
         else "size-guard" if limit and active >= limit and settings.truncate_after_compaction
         else "manual")
     kept_id = comp.first_kept_entry_id

@@ -27,6 +27,7 @@ from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import usage_context
 from sessionlens.engine.plan.planner import context_window_of
 from sessionlens.engine.sessions.store import StoreRecord
+from sessionlens.engine.sessions.store_row import store_record as row_record
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 from sessionlens.engine.tokens.series import context_tokens_each
 
@@ -41,7 +42,7 @@ __all__ = ["CLI_PROVIDER_SUFFIX", "FLUSH_REASON_TEXT", "FlushCycle", "FlushPatte
            "FlushReason", "FlushStatus", "MemoryFlushReport", "analyze_memory_flush",
            "flush_threshold"]
 
-FlushStatus = Literal["ran", "skipped", "missed", "due", "not-due"]
+FlushStatus = Literal["ran", "skipped", "missed", "due", "not-due", "unknown"]
 FlushReason = Literal["not-openclaw", "disabled", "cli-backend", "read-only-workspace",
                       "below-soft-threshold", "compaction-before-flush", "flush-never-ran",
                       "flush-every-other-cycle"]
@@ -143,7 +144,7 @@ def flush_threshold(settings: CompactionSettings, window: int) -> tuple[int, int
 
 def _skip_reason(transcript: Transcript, settings: CompactionSettings,
                  providers: Sequence[str], session_key: str | None) -> FlushReason | None:
-    if transcript.format != "openclaw-v3":  # pi v1/v2, Claude Code, Codex: no flush exists
+    if transcript.format not in ("openclaw-v3", "openclaw-sqlite"):  # pi, Claude Code, ...
         return "not-openclaw"
     if not settings.memory_flush_enabled:
         return "disabled"
@@ -171,6 +172,9 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
     """Cycles of the path with the projected context at each turn start (see module doc)."""
 
     est = context_tokens_each(transcript, path, tokens)
+    # OpenClaw 2026.8+ (header version 4) counts the pending prompt before inference
+    preflight = transcript.header is not None and transcript.header.version >= 4 \
+        and transcript.format in ("openclaw-v3", "openclaw-sqlite")
     cycles = [_Cycle(0, len(path), [])]
     context = overhead = projected = at_usage = window_bytes = 0
     usage: int | None = None
@@ -179,6 +183,12 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
         cycle = cycles[-1]
         if entry.type in ("compaction", "reset"):
             cycle.end = i
+            if preflight:  # compacted before the pending prompt: its turn start was here
+                nxt = next((j for j in range(i + 1, min(i + 6, len(path)))
+                            if path[j].message is not None), None)
+                if nxt is not None and path[nxt].role == "user":
+                    cycle.turn_starts.append((nxt, projected + est[nxt], window_bytes))
+                    cycle.peak = max(cycle.peak, projected + est[nxt])
             kept_from = position.get(entry.first_kept_entry_id or "", i)
             kept = path[kept_from:i] if entry.type == "compaction" and kept_from < i else ()
             context = estimate_tokens_from_chars(len(entry.summary or "")) + (
@@ -188,7 +198,8 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
             cycles.append(_Cycle(i + 1, len(path), []))
             continue
         if entry.type == "message" and entry.role == "user":
-            cycle.turn_starts.append((i, projected, window_bytes))
+            cycle.turn_starts.append((i, projected + (est[i] if preflight else 0),
+                                      window_bytes))
         context += est[i]
         window_bytes += entry.length + 1
         reported = usage_context(entry)
@@ -243,6 +254,31 @@ def _verdict(c: _Cycle, path: Sequence[Entry], flush_at: dict[int, FlushTurn],
             f"context peaked at ~{c.peak:,}, below the soft threshold {level:,}", None, None)
 
 
+def _row_verdict(n: int, is_open: bool, store: StoreFlushRecord, status: FlushStatus,
+                 reason: FlushReason | None, detail: str
+                 ) -> tuple[FlushStatus, FlushReason | None, str]:
+    """A cycle of a SQLite-store session: OpenClaw 2026.8+ writes no flush turn into the
+    transcript; the session row's ``memoryFlush.compactionCount`` says in which cycle the
+    last flush ran (the compaction count then: cycle ``count + 1``), and nothing tells of
+    the flushes before it."""
+    flushed = store.memory_flush_compaction_count
+    if flushed is not None and flushed + 1 == n and store.kind != "failed":
+        return ("ran", None, f"the session row records the flush of this cycle (memoryFlush "
+                f"{store.kind or 'ran'} at compaction count {flushed}); OpenClaw 2026.8+ keeps "
+                "no flush turn in the transcript")
+    detail = detail.removesuffix("; no flush turn in the cycle")
+    if status == "missed" and is_open:
+        return ("due", None, f"{detail}; the session row records no flush in this cycle yet "
+                f"(memoryFlush at compaction count {flushed}, compactionCount "
+                f"{store.compaction_count}): it runs before the next turn")
+    if status == "missed":
+        last = f"in cycle {flushed + 1}" if flushed is not None else "ever"
+        return ("unknown", None, f"{detail}; but OpenClaw 2026.8+ keeps no flush turn in the "
+                f"transcript and its session row records only the last flush ({last}), so "
+                "whether one ran here is not recorded")
+    return status, reason, detail
+
+
 def _pattern(cycles: Sequence[FlushCycle], turns: Sequence[FlushTurn]) -> FlushPattern | None:
     closed = [c.status for c in cycles if c.compaction_id is not None]
     runs = [s for s in closed if s in ("ran", "missed")]
@@ -265,6 +301,8 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
     settings came from (``opened.resolve_settings`` decides it once, with its source)."""
     path = transcript.path_entries()
     turns = find_flush_turns(transcript, settings.memory_flush_prompt)
+    if store_record is None:  # OpenClaw 2026.8+: the session row of the SQLite store
+        store_record = row_record(transcript)
     store = store_flush_record(store_record, turns) if store_record is not None else None
     if settings.context_window:
         window, source = int(settings.context_window), window_source or "settings"
@@ -292,15 +330,18 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
                                f"{settings.sandbox_workspace_access or 'none'}",
     }.get(skip or "", "")
     out: list[FlushCycle] = []
+    row_session = transcript.format == "openclaw-sqlite" and skip is None
     walked = _walk(transcript, path, tokens)
     for n, c in enumerate(walked, 1):
         is_open = c.end >= len(path)
         if is_open and c.start >= len(path):
             break  # the path ends with a compaction (or is empty): no open cycle yet
-        previous = out[-1].status if out else None
+        previous = out[-1].status if out and not row_session else None
         status, reason, detail, due, at = _verdict(
             c, path, flush_at, level, settings.memory_flush_force_transcript_bytes, skip,
             skip_text, previous, is_open)
+        if row_session and status in ("missed", "skipped") and store is not None:
+            status, reason, detail = _row_verdict(n, is_open, store, status, reason, detail)
         comp = None if is_open else path[c.end]
         out.append(FlushCycle(
             index=n, compaction_id=comp.id if comp is not None else None,
@@ -315,6 +356,8 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
         enabled=settings.memory_flush_enabled, context_window=window, window_source=source,
         compaction_threshold=settings.threshold(window), soft_threshold_tokens=margin,
         soft_threshold=level, force_flush_bytes=settings.memory_flush_force_transcript_bytes,
-        turns=turns, store=store, cycles=tuple(out), pattern=_pattern(out, turns),
+        turns=turns, store=store, cycles=tuple(out),
+        pattern=None if row_session and store is not None and store.kind is not None
+        else _pattern(out, turns),
         transcript_format=transcript.format)
 

@@ -44,6 +44,10 @@ def _table(head: bytes, name: str) -> bool:
 
 def _sqlite_format(head: bytes, name: str) -> Format:
     lowered = name.replace("\\", "/").lower()
+    if lowered.endswith("/openclaw-agent.sqlite") or lowered == "openclaw-agent.sqlite" or (
+            _table(head, "session_nodes") and _table(head, "schema_meta")) or _table(
+            head, "transcript_events"):
+        return "openclaw-sqlite"
     if _table(head, "part") and _table(head, "session"):
         return "opencode-sqlite"
     if _table(head, "messages"):
@@ -53,7 +57,8 @@ def _sqlite_format(head: bytes, name: str) -> Format:
             return "crush-sqlite"
         return "crush-sqlite" if b"summary_message_id" in head else "opencode-go-sqlite"
     raise NotATranscriptError(name, "a SQLite database without the message tables of "
-                              "Crush or OpenCode (messages, or session/message/part)")
+                              "Crush or OpenCode (messages, or session/message/part) nor "
+                              "OpenClaw's session store (transcript_events)")
 
 
 def classify_line(obj: Any) -> Format | None:

@@ -6,26 +6,46 @@ boundary. ``firstKeptEntryId`` counts only when it lies strictly before the boun
 it is the compaction's own id (OpenClaw's hardened manual boundary) or is not found, nothing
 before the boundary is kept. A reset emits nothing itself and keeps a tool-pairing-safe part
 of its window (tool results whose call is not retained are dropped, as OpenClaw does).
+
+OpenClaw writes transcript-only assistant messages it never replays to the model: the
+gateway's status replies (``provider: "openclaw"``, ``model: "gateway-injected"``, e.g.
+"Compacted (25k → 467)" after a ``/compact``) and its delivery mirrors (``model:
+"delivery-mirror"``); its replay (``normalizeAssistantReplayContent`` with
+``isTranscriptOnlyOpenClawAssistantMessage``, 2026.9.6) drops them, and so does this one.
+In the files of OpenClaw 2026.8+ (header version 4) it also drops a failed assistant turn
+that produced nothing (``stopReason: "error"`` with no content but blank text,
+``isStreamErrorFallbackContent``), as that release's replay does (checked against it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from sessionlens.engine.model import ContextItem, Entry
+from sessionlens.engine.model import ContextItem, Entry, TextBlock
 
-__all__ = ["BOUNDARY_TYPES", "build_context", "context_item", "last_boundary"]
+__all__ = ["BOUNDARY_TYPES", "TRANSCRIPT_ONLY_MODELS", "build_context", "context_item",
+           "last_boundary"]
 
 #: Entry types that end what the model sees before them (the replay starts over there).
 BOUNDARY_TYPES = ("compaction", "reset")
+#: Models of OpenClaw's own assistant rows that stay in the transcript only.
+TRANSCRIPT_ONLY_MODELS = frozenset({"gateway-injected", "delivery-mirror"})
+#: The text OpenClaw writes for a turn that failed before producing content.
+FAILED_TEXT = "[assistant turn failed before producing content]"
 
 
-def context_item(entry: Entry) -> ContextItem | None:
-    """The message an entry contributes to the model's context, or None."""
+def context_item(entry: Entry, openclaw: bool = False) -> ContextItem | None:
+    """The message an entry contributes to the model's context, or None (``openclaw``: the
+    file is OpenClaw 2026.8+'s, whose replay also drops a failed turn that produced
+    nothing)."""
     t = entry.type
     if t == "message":
         msg = entry.message
         if msg is None or msg.exclude_from_context:
+            return None
+        if msg.role == "assistant" and (
+                msg.provider == "openclaw" and msg.model in TRANSCRIPT_ONLY_MODELS
+                or openclaw and msg.stop_reason == "error" and _failed_empty(msg.content)):
             return None
         return ContextItem("message", entry.id, msg.role)
     if t == "custom_message":
@@ -33,6 +53,11 @@ def context_item(entry: Entry) -> ContextItem | None:
     if t == "branch_summary" and entry.summary:
         return ContextItem("branch_summary", entry.id, "branchSummary")
     return None
+
+
+def _failed_empty(content: Sequence[object]) -> bool:
+    return all(isinstance(b, TextBlock) and b.text.strip() in ("", FAILED_TEXT)
+               for b in content)
 
 
 def last_boundary(path: Sequence[Entry]) -> int:
@@ -43,14 +68,14 @@ def last_boundary(path: Sequence[Entry]) -> int:
     return -1
 
 
-def build_context(entries_by_id: Mapping[str, Entry],
-                  active_path: Sequence[str]) -> tuple[ContextItem, ...]:
+def build_context(entries_by_id: Mapping[str, Entry], active_path: Sequence[str],
+                  openclaw: bool = False) -> tuple[ContextItem, ...]:
     """Context items in the order the model sees them."""
     path = [entries_by_id[i] for i in active_path if i in entries_by_id]
     boundary = last_boundary(path)
     out: list[ContextItem] = []
     if boundary < 0:
-        _emit(path, out)
+        _emit(path, out, openclaw)
         return tuple(out)
     mark = path[boundary]
     first_kept = boundary
@@ -64,14 +89,14 @@ def build_context(entries_by_id: Mapping[str, Entry],
         out.append(ContextItem("compaction_summary", mark.id, "compactionSummary"))
     else:
         window = _pairing_safe(window)
-    _emit(window, out)
-    _emit(path[boundary + 1:], out)
+    _emit(window, out, openclaw)
+    _emit(path[boundary + 1:], out, openclaw)
     return tuple(out)
 
 
-def _emit(entries: Sequence[Entry], out: list[ContextItem]) -> None:
+def _emit(entries: Sequence[Entry], out: list[ContextItem], openclaw: bool) -> None:
     for e in entries:
-        item = context_item(e)
+        item = context_item(e, openclaw)
         if item is not None:
             out.append(item)
 

@@ -285,7 +285,10 @@ def build_transcript(path: str | Path, format: Format, header: SessionHeader | N
     dup_diags += dangling_references(
         kept, by_id, spath,
         successor=header is not None and bool(header.parent_session))
-    context: tuple[ContextItem, ...] = build_context(by_id, tree.active_path)
+    # header version 4: OpenClaw 2026.8+, whose replay also drops failed empty turns
+    context: tuple[ContextItem, ...] = build_context(
+        by_id, tree.active_path, openclaw=format in ("openclaw-v3", "openclaw-sqlite")
+        and header is not None and header.version >= 4)
     return Transcript(
         path=Path(path), format=format, header=header, entries=kept,
         index=MappingProxyType({e.id: i for i, e in enumerate(kept)}),

@@ -125,6 +125,8 @@ def file_agent(transcript: Transcript, *, store_beside: bool = False) -> AgentGu
         return AgentGuess(fmt, f"it is a {AGENT_NAMES[fmt]} file")
     if fmt in ("pi-v1", "pi-v2"):
         return AgentGuess("pi", f"it is a v{fmt[-1]} file, a format only pi wrote")
+    if fmt == "openclaw-sqlite":
+        return AgentGuess("openclaw", "it is a session of OpenClaw's SQLite store")
     by_path = _path_evidence(transcript)
     if by_path is not None:
         return by_path

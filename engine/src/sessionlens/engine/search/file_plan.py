@@ -34,8 +34,8 @@ from .index_db import fts_text
 from .search_settings import SearchSettings
 
 __all__ = [
-    "HEAD_BYTES", "BaseState", "ChunkRow", "CompactionRow", "FilePlan", "entry_epoch",
-    "plan_file",
+    "HEAD_BYTES", "BaseState", "ChunkRow", "CompactionRow", "FilePlan", "chunk_rows",
+    "compaction_rows", "entry_epoch", "plan_file",
 ]
 
 #: The "head" whose hash is kept per file (a cheap first look at whether it was replaced).
@@ -155,6 +155,11 @@ def plan_file(path: Path, base: BaseState | None, settings: SearchSettings,
               session_id: str | None = None,
               cancel: Callable[[], bool] | None = None) -> FilePlan:
     """The rows that bring the index's record of ``path`` up to date with the file."""
+    from .store_plan import is_store_session, plan_store_session  # it imports this module
+
+    if is_store_session(path):  # <db>/<session> of OpenClaw's SQLite store
+        return plan_store_session(path, base, settings, measure, agent=agent,
+                                  session_id=session_id, cancel=cancel)
     try:
         with open(path, "rb") as fh:
             st = os.fstat(fh.fileno())
@@ -218,8 +223,8 @@ def plan_file(path: Path, base: BaseState | None, settings: SearchSettings,
         seen, mode=mode, format=t.format if t is not None else (base.format if base else ""),
         session_id=session_id or (t.session_id if t is not None else None),
         indexed_bytes=complete, prefix_sha=prefix.hexdigest(), entry_count=len(entries),
-        diagnostics=diagnostics, chunks=_chunk_rows(chunks, entries), resume=resume,
-        compactions=_compaction_rows(t, entries, start) if t is not None else (),
+        diagnostics=diagnostics, chunks=chunk_rows(chunks, entries), resume=resume,
+        compactions=compaction_rows(t, entries, start) if t is not None else (),
         entries_added=len(entries) - start)
 
 
@@ -270,7 +275,7 @@ def _read_tail(data: bytes, path: Path, complete: int, base: BaseState | None,
     return _Tail(int(first), list(t.entries), at - head_end)
 
 
-def _chunk_rows(chunks: list[Chunk], entries: Sequence[Entry]) -> tuple[ChunkRow, ...]:
+def chunk_rows(chunks: list[Chunk], entries: Sequence[Entry]) -> tuple[ChunkRow, ...]:
     rows: list[ChunkRow] = []
     #: per entry (most sit in one or two chunks): id, role, epoch seconds, timestamp
     about: dict[int, tuple[str, str, float | None, str | None]] = {}
@@ -294,7 +299,7 @@ def _chunk_rows(chunks: list[Chunk], entries: Sequence[Entry]) -> tuple[ChunkRow
     return tuple(rows)
 
 
-def _compaction_rows(t: Transcript, entries: Sequence[Entry], start: int
+def compaction_rows(t: Transcript, entries: Sequence[Entry], start: int
                      ) -> tuple[CompactionRow, ...]:
     """The compactions among the new entries, with the entries each one replaced."""
     out = []

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sessionlens.engine.errors import LoadCancelled
+from sessionlens.engine.load.formats.openclaw_store import STORE_NAME
 from sessionlens.engine.sessions.discovery import session_files
 
 from .chunking import TokenMeasure, token_measure
@@ -28,6 +29,7 @@ from .file_plan import BaseState, ChunkRow, FilePlan
 from .index_db import fts_text, transaction
 from .plan_pool import Job, plan_job, plans_in_order
 from .search_settings import SearchSettings
+from .store_plan import store_sessions
 
 __all__ = ["INDEXED_KINDS", "IndexStats", "drop_file", "update_files"]
 
@@ -188,6 +190,8 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
     rows = _rows(conn)
     keep = set(listing)
     keep.update(p for p, r in rows.items() if r.pinned and os.path.isfile(p))
+    stamps = _stamps(keep)  # OpenClaw's store: one record per session, not the database
+    keep = {p for p in keep if Path(p).name != STORE_NAME} | set(stamps)
     removed = 0
     for path, gone in rows.items():
         if path not in keep:
@@ -196,17 +200,20 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
             removed += 1
     jobs = []
     for path in sorted(keep):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
+        stamp = stamps.get(path)
+        if stamp is None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            stamp = (st.st_size, st.st_mtime_ns)
         row = rows.get(path)
-        if row is not None and (row.size, row.mtime_ns) == (st.st_size, st.st_mtime_ns):
+        if row is not None and (row.size, row.mtime_ns) == stamp:
             if path in pinned_files and not row.pinned:
                 with transaction(conn):
                     conn.execute("UPDATE files SET pinned=1 WHERE id=?", (row.file_id,))
             continue
-        jobs.append(Job(path, row, st.st_size))
+        jobs.append(Job(path, row, stamp[0]))
     total = sum(j.size for j in jobs)
     done = indexed = entries = chunks = 0
     problems: list[str] = []
@@ -240,6 +247,16 @@ def update_files(conn: sqlite3.Connection, settings: SearchSettings, dirs: Itera
             _set_fts5(conn, FTS5_DEFAULTS)
     return IndexStats(len(keep), indexed, removed, entries, chunks, total,
                       time.monotonic() - started, tuple(problems))
+
+
+def _stamps(paths: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """(size, mtime) of every session of the OpenClaw stores among ``paths``: its row count
+    and its window's ``updated_at`` (see ``store_plan``)."""
+    out: dict[str, tuple[int, int]] = {}
+    for path in paths:
+        if Path(path).name == STORE_NAME:
+            out.update({s.path: (s.size, s.mtime_ns) for s in store_sessions(Path(path))})
+    return out
 
 
 def _optimize(conn: sqlite3.Connection) -> None:

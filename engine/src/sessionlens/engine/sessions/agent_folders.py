@@ -31,7 +31,8 @@ import orjson
 
 __all__ = [
     "aider_files", "amp_dirs", "cline_dirs", "continue_dirs", "copilot_dirs", "crush_files",
-    "cursor_dirs", "gemini_dirs", "kimi_dirs", "opencode_files", "project_roots",
+    "cursor_dirs", "gemini_dirs", "kimi_dirs", "openclaw_store_files", "opencode_files",
+    "project_roots",
 ]
 
 _EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
@@ -92,6 +93,20 @@ def crush_files(home: Path, env: Mapping[str, str]) -> list[Path]:
     for root in project_roots(home, env):
         out += [root / ".crush" / "crush.db", root / ".opencode" / "opencode.db"]
     return list(dict.fromkeys(out))
+
+
+def openclaw_store_files(home: Path, env: Mapping[str, str]) -> list[Path]:
+    """OpenClaw 2026.8+'s per-agent SQLite stores,
+    ``<state>/agents/<agent>/agent/openclaw-agent.sqlite`` (state: ``$OPENCLAW_STATE_DIR``,
+    else ``~/.openclaw``)."""
+    state = _env_path(env, "OPENCLAW_STATE_DIR")
+    out: list[Path] = []
+    for root in [state] if state is not None else [home / ".openclaw", home / ".clawdbot"]:
+        agents = root / "agents"
+        if agents.is_dir():
+            out += sorted(p / "agent" / "openclaw-agent.sqlite" for p in agents.iterdir()
+                          if p.is_dir())
+    return out
 
 
 def aider_files(home: Path, env: Mapping[str, str]) -> list[Path]:

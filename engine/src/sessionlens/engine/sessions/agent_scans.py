@@ -30,12 +30,12 @@ from typing import Any
 
 import orjson
 
-from sessionlens.engine.load.formats import aider, crush, opencode
+from sessionlens.engine.load.formats import aider, crush, openclaw_store, opencode
 from sessionlens.engine.load.formats.entry_chain import as_dict, as_list, as_str, path_of_uri
 from sessionlens.engine.load.formats.gemini import parent_session_of
 from sessionlens.engine.load.formats.gemini_records import COMPRESSED
 from sessionlens.engine.load.formats.kimi import is_subagent_context
-from sessionlens.engine.load.formats.sqlite_open import open_readonly
+from sessionlens.engine.load.formats.sqlite_open import open_readonly, table_columns
 from sessionlens.engine.model import Format
 
 from .agent_folders import (
@@ -48,6 +48,7 @@ from .agent_folders import (
     cursor_dirs,
     gemini_dirs,
     kimi_dirs,
+    openclaw_store_files,
     opencode_files,
 )
 from .discovery import SessionInfo, SessionSource, _count_lines, objects_mentioning, register_source
@@ -164,6 +165,25 @@ def scan_crush(path: Path, fmt: Format, head: bytes) -> list[SessionInfo]:
                         title=s.title or None) for s in sessions]
 
 
+def scan_openclaw_store(path: Path, fmt: Format, head: bytes) -> list[SessionInfo]:
+    """Every window and archived generation of an OpenClaw store (agent id from the path)."""
+    _size, modified = _mtime(path)
+    agent = path.parent.parent.name if path.parent.name == "agent" else "openclaw"
+    with open_readonly(path) as opened:
+        sessions = openclaw_store.list_sessions(opened.db)
+        compactions = dict(opened.db.execute(
+            "SELECT session_id, count(*) FROM transcript_event_identities "
+            "WHERE event_type = 'compaction' GROUP BY session_id").fetchall()) \
+            if "transcript_event_identities" in table_columns(opened.db) else {}
+    return [SessionInfo(path=path / s.id, agent=agent, session_id=s.id, format=fmt,
+                        entries=max(0, s.events - 1), compactions=int(compactions.get(s.id, 0))
+                        if s.archived is None else None, size=s.size,
+                        modified=_when(s.window.updated_ms if s.window else None, modified),
+                        kind="primary" if s.archived is None else f"archive-{s.archived}",
+                        project=s.cwd,
+                        parent_session_id=s.archive_of) for s in sessions]
+
+
 def scan_opencode(path: Path, fmt: Format, head: bytes) -> list[SessionInfo]:
     _size, modified = _mtime(path)
     with open_readonly(path) as opened:
@@ -269,6 +289,8 @@ AGENT_SOURCES = (
     SessionSource("crush", crush_files, frozenset({"crush-sqlite", "opencode-go-sqlite"}),
                   scan_crush),
     SessionSource("opencode", opencode_files, frozenset({"opencode-sqlite"}), scan_opencode),
+    SessionSource("openclaw-store", openclaw_store_files, frozenset({"openclaw-sqlite"}),
+                  scan_openclaw_store),
     SessionSource("cursor", cursor_dirs, frozenset({"cursor-jsonl", "cursor-txt"}), scan_cursor),
     SessionSource("cline", cline_dirs, frozenset({"cline", "roo-code"}), scan_cline),
     SessionSource("aider", aider_files, frozenset({"aider-md"}), scan_aider),

@@ -35,6 +35,7 @@ _AGENT_FILES = re.compile(
     rf"|{_UUID}\.txt"                            # Cursor plain-text transcripts
     r"|ui_messages\.json"                        # Cline / Roo Code tasks
     r"|crush\.db|opencode\.db"                  # Crush, OpenCode (SQLite)
+    r"|openclaw-agent\.sqlite"                   # OpenClaw 2026.8+ (SQLite store)
     r"|\.aider\.chat\.history\.md)$")           # Aider
 _ROTATED = re.compile(r"^context_\d+\.jsonl$")
 

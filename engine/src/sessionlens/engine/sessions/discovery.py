@@ -298,7 +298,9 @@ def session_infos(path: Path, kind: str = "primary") -> list[SessionInfo]:
             infos = [found] if isinstance(found, SessionInfo) else list(found or [])
             if len(infos) == 1 and infos[0].last_entry_at is None and path.suffix == ".jsonl":
                 infos = [replace(infos[0], last_entry_at=last_entry_time(path))]
-            return [i if i.kind == kind else replace(i, kind=kind) for i in infos]
+            # an archived generation inside a database (OpenClaw's store) keeps its own kind
+            return [i if i.kind == kind or i.kind.startswith("archive-")
+                    else replace(i, kind=kind) for i in infos]
     st = path.stat()
     return [SessionInfo(path, _agent_of(path), None, fmt, _count_lines(path.read_bytes()),
                         None, st.st_size, datetime.fromtimestamp(st.st_mtime, UTC), None, kind)]
@@ -355,6 +357,6 @@ def discover_sessions(dirs: Sequence[Path | str], *,
     """
     out: list[SessionInfo] = []
     for f, kind in session_files(dirs, kinds=kinds):
-        out.extend(session_infos(f, kind))
+        out.extend(i for i in session_infos(f, kind) if i.kind in kinds)
     out.sort(key=lambda s: s.modified, reverse=True)
     return out

@@ -58,6 +58,8 @@ FORMATS: Mapping[Format, FormatEntry] = MappingProxyType({
     "kimi": FormatEntry("Kimi CLI", "kimi"),
     "amp": FormatEntry("Amp", "amp"),
     "continue": FormatEntry("Continue", "continue_sessions"),
+    "openclaw-sqlite": FormatEntry("OpenClaw", "openclaw_store", "sqlite", sessions=True,
+                                   token_rule="pi"),
 })
 
 #: What each ``FormatGaps.missing`` kind means, as a reader should be told it.

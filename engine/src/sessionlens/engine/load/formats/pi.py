@@ -1,4 +1,4 @@
-"""OpenClaw / pi session files (header versions 1, 2 and 3) read into the shared model.
+"""OpenClaw / pi session files (header versions 1 to 4) read into the shared model.
 
 Lenient like pi itself: a line that cannot be read becomes a Diagnostic and the rest
 loads. Older versions are migrated in memory only (transcript-format.md §1.6): v1 entries
@@ -29,7 +29,9 @@ from .pi_fields import FieldReader
 __all__ = ["parse", "parse_lines", "iter_lines", "FORMAT_BY_VERSION"]
 
 #: Header version -> the ``format`` name reported by ``inspect``.
-FORMAT_BY_VERSION: dict[int, Format] = {1: "pi-v1", 2: "pi-v2", 3: "openclaw-v3"}
+#: Version 4 is OpenClaw 2026.8+'s (its SQLite store's header; the entries are v3's).
+FORMAT_BY_VERSION: dict[int, Format] = {1: "pi-v1", 2: "pi-v2", 3: "openclaw-v3",
+                                        4: "openclaw-v3"}
 
 _EMPTY: MappingProxyType[str, Any] = MappingProxyType({})
 
