@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(claude_binary() is None, reason="Claude Code not installed")]
 
 
-def test_main_scenario_writes_a_session_with_both_compactions(tmp_path: Path) -> None:
+def test_main_scenario_writes_a_session_with_its_compactions(tmp_path: Path) -> None:
     with driver(tmp_path) as d:
         run = run_session(d)
     assert run.session_file.is_file()
@@ -27,9 +27,9 @@ def test_main_scenario_writes_a_session_with_both_compactions(tmp_path: Path) ->
     rows = [json.loads(line) for line in run.session_file.read_text().splitlines()]
     triggers = [r["compactMetadata"]["trigger"] for r in rows
                 if r.get("subtype") == "compact_boundary"]
-    assert triggers == ["auto", "manual"]
+    assert triggers == ["auto", "auto", "manual"]
     compactions = compaction_requests(run.requests)
-    assert len(compactions) == 2
+    assert len(compactions) == 3
     # the request after each compaction starts from that compaction's summary
     for n, at in enumerate(compactions, start=1):
         first = run.requests[at + 1].messages()[0]
