@@ -223,14 +223,29 @@ def run_session(d: ClaudeDriver, *, extra_turns: int = 0, manual: bool = True,
 
 
 def slim_request(request: Request) -> dict[str, Any]:
-    """A recorded request, small enough to commit: the system prompt and the tool list as
-    sha256 of their JSON (the session file holds them whole), the messages as sent."""
+    """A recorded request, small enough to commit: the system prompt (less its billing header
+    block) and the tool list as sha256 of their JSON without cache marks (the session file
+    holds them whole), the messages as sent."""
     body = request.body
+    system = [b for b in body.get("system") or []
+              if not str(b.get("text", "")).startswith(BILLING_HEADER)]
     return {"path": request.path, "model": body.get("model"),
-            "system_sha256": json_sha256(body.get("system")),
-            "tools_sha256": json_sha256(body.get("tools")),
+            "system_sha256": json_sha256(without_cache_marks(system)),
+            "tools_sha256": json_sha256(without_cache_marks(body.get("tools"))),
             "tool_names": request.tool_names(), "messages": body.get("messages"),
             "compaction": is_compaction_request(request)}
+
+
+#: The first system block of every request Claude Code sends (not in its request records).
+BILLING_HEADER = "x-anthropic-billing-header:"
+
+
+def without_cache_marks(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_cache_marks(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_cache_marks(v) for v in value]
+    return value
 
 
 def json_sha256(value: Any) -> str:
