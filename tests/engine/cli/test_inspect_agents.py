@@ -52,3 +52,21 @@ def test_sessions_lists_each_session_of_a_database_and_inspect_opens_one(
     i = run_json(capsys, "inspect", rows["s2"]["path"])
     assert (i["format"], i["session_id"], i["compactions"]) == ("crush-sqlite", "s2", 1)
     assert i["session_name"] == "second"
+
+
+def test_inspect_measures_what_is_outside_a_claude_code_file_and_gives_its_cost(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from fixtures.agents_paths import CLAUDE_CODE_FIXTURES
+    path = next((CLAUDE_CODE_FIXTURES / "main").glob("*-*.jsonl"))
+    out = run_json(capsys, "inspect", "--json", "--fresh", str(path))
+    tok = out["tokens"]
+    rec = tok["recorded_context"]
+    assert tok["outside_transcript_source"] == "measured"
+    assert rec["exact"] == rec["system"] + rec["tools"] + rec["messages"]
+    assert rec["tools"] > rec["system"] > 0
+    assert 0 < tok["outside_transcript"] < rec["exact"]
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert out["cost"]["total_usd"] == [r for r in rows if r["type"] == "cost-state"][-1][
+        "totalCostUSD"]
+    assert main(["inspect", "--fresh", str(path)]) == 0
+    assert "measured: the recorded request" in capsys.readouterr().out

@@ -35,7 +35,7 @@ import orjson
 from sessionlens.engine.model import Entry
 
 __all__ = ["KNOWN_KINDS", "CostState", "RecordedRequest", "RecordPool", "boundary_facts",
-           "last_cost", "message_hash", "recorded_requests", "request_texts"]
+           "last_cost", "message_hash", "recorded_requests", "request_parts"]
 
 #: Every line type Claude Code writes that this reader knows (others get one diagnostic each).
 KNOWN_KINDS = frozenset({
@@ -214,11 +214,10 @@ def _content_texts(content: Any) -> Iterable[str]:
             yield from _content_texts(block.get("content"))
 
 
-def request_texts(request: RecordedRequest) -> list[str]:
-    """The texts of a recorded request a tokenizer counts: system blocks, each tool's
-    definition as JSON, then every message's text, tool inputs and tool results."""
-    texts = [str(b.get("text") or "") for b in request.system]
-    texts += [orjson.dumps(t, option=orjson.OPT_SORT_KEYS).decode() for t in request.tools]
-    for m in request.messages:
-        texts.extend(_content_texts(m.get("content")))
-    return [t for t in texts if t]
+def request_parts(request: RecordedRequest) -> tuple[list[str], list[str], list[str]]:
+    """The texts of a recorded request a tokenizer counts, in three parts: the system
+    blocks, each tool's definition as JSON, every message's texts, tool inputs and results."""
+    system = [str(b.get("text") or "") for b in request.system]
+    tools = [orjson.dumps(t, option=orjson.OPT_SORT_KEYS).decode() for t in request.tools]
+    messages = [t for m in request.messages for t in _content_texts(m.get("content"))]
+    return ([t for t in system if t], tools, [t for t in messages if t])
