@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.lineage.compact_subagent import compaction_subagent_of
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.formats.claude_code_records import last_cost
 from sessionlens.engine.load.reader import load_transcript
@@ -136,12 +137,25 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
         "labels": dict(t.labels),
         "tokens": _tokens(t, report, cache),
         "cost": _cost_json(t),
+        "compaction_subagent": _subagent_json(t),
         "file_size": t.file_size,
         # in file order: tree checks (cycles, ...) report after the line-by-line parse
         "diagnostics": [{"line": d.line, "reason": d.reason, "severity": d.severity}
                         for d in sorted(t.diagnostics, key=lambda d: (d.line is not None,
                                                                       d.line or 0))],
     }
+
+
+def _subagent_json(t: Transcript) -> dict[str, Any] | None:
+    """``compaction_subagent``: for Claude Code's ``agent-acompact-*`` files, the session and
+    the compaction they belong to."""
+    link = compaction_subagent_of(t, load_transcript)
+    if link is None:
+        return None
+    return {"parent_session_id": link.parent_session_id,
+            "parent_path": None if link.parent_path is None else str(link.parent_path),
+            "compaction_id": link.compaction_id, "compaction_line": link.compaction_line,
+            "matched_by": link.matched_by or None}
 
 
 def _cost_json(t: Transcript) -> dict[str, Any] | None:
@@ -151,6 +165,20 @@ def _cost_json(t: Transcript) -> dict[str, Any] | None:
         return None
     return {"total_usd": cost.total_usd, "line": cost.line, "source": "cost-state",
             "by_model": {m: dict(u) for m, u in cost.by_model.items()}}
+
+
+def _subagent_lines(link: dict[str, Any] | None) -> list[str]:
+    if link is None:
+        return []
+    head = (f"  subagent      Claude Code's compaction subagent of session "
+            f"{link['parent_session_id']}: ")
+    if link["parent_path"] is None:
+        return [head + "the session's file is not beside its folder"]
+    if link["compaction_id"] is None:
+        return [head + f"no compaction of {link['parent_path']} matches its summary"]
+    return [head + f"its last message is the summary of compaction {link['compaction_id']} "
+            f"(line {link['compaction_line']:,} of {link['parent_path']}, found by "
+            f"{link['matched_by']})"]
 
 
 def _counted(label: str, total: int, parts: dict[str, int], width: int) -> str:
@@ -210,6 +238,7 @@ def _human(s: dict[str, Any]) -> list[str]:
         *_outside(tok),
         *([f"  cost          ${s['cost']['total_usd']:,.4f} as the agent recorded it "
            f"(cost-state, line {s['cost']['line']:,})"] if s.get("cost") else []),
+        *_subagent_lines(s.get("compaction_subagent")),
         _agent_estimate(s),
         f"  file tokens   exact {tok['file']['exact']:,}" if tok["file"]["counted"] else
         f"  file tokens   not counted ({tok['file']['pending_entries']:,} entries; "
