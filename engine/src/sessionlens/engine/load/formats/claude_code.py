@@ -337,7 +337,9 @@ class _Reader:
         message = Message(
             "assistant", blocks, timestamp_ms=iso_to_ms(_ts(obj)), api=_API,
             provider=_PROVIDER, model=model if isinstance(model, str) else None,
-            usage=map_usage(msg.get("usage")), stop_reason=stop, error_message=error)
+            usage=map_usage(msg.get("usage")), stop_reason=stop, error_message=error,
+            # an API error row is Claude Code's own note: never sent to the model again
+            exclude_from_context=obj.get("isApiErrorMessage") is True)
         extra = self._base_extra(obj, side, raw, parent)
         if mid is not None:
             extra["message_id"] = mid
