@@ -32,6 +32,7 @@ from .chunks import (
     is_oversized_for_summary,
     max_chunk_tokens,
 )
+from .cut_claude_code import claude_code_threshold
 from .cutpoints import (
     CutPoint,
     Preparation,
@@ -42,7 +43,6 @@ from .cutpoints import (
     usage_context,
 )
 from .prepare import prepare_rule, rule_estimator
-from .cut_claude_code import claude_code_threshold
 from .rules import CUT_RULES, DEFAULT_CUT_RULE, CutRule, default_cut_rule, file_agent, rule_note
 
 __all__ = ["CUT_RULES", "DEFAULT_CUT_RULE", "CompactionPlan", "CutRule", "collect_file_ops",
