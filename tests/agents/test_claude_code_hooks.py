@@ -12,8 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from agents.drivers.claude_code import AUTO_ENV, ClaudeDriver, claude_binary, \
-    compaction_requests, driver
+from agents.drivers.claude_code import (
+    AUTO_ENV,
+    ClaudeDriver,
+    claude_binary,
+    compaction_requests,
+    driver,
+)
 from agents.drivers.sessionlens_side import PYTHONPATH, channel, journal, write_prefs
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.pins import add_pins

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from agents.drivers.pi_headless import PI_SUMMARIZER, PiRun, pi_available, start
-from agents.drivers.sessionlens_side import HANG, MISSING, PYTHONPATH, channel, journal, \
-    write_prefs
+from agents.drivers.sessionlens_side import HANG, MISSING, PYTHONPATH, channel, journal, write_prefs
 from fixtures.scripted_model import Reply, Request, Script, ScriptedModel
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.pins import add_pins

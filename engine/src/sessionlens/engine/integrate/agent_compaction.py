@@ -15,6 +15,8 @@ failed its audit. Nothing here raises to the caller: an agent must never break o
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,11 +31,13 @@ from sessionlens.engine.compaction import (
     scrub_summary,
 )
 from sessionlens.engine.errors import SessionLensError
-from sessionlens.engine.opened import open_transcript
+from sessionlens.engine.opened import Overrides, open_transcript
 from sessionlens.engine.persist.pins import load_pins
+from sessionlens.engine.settings import DEFAULT_SETTINGS
 from sessionlens.engine.summarize.providers import build_provider
 
-from .journal import JournalEntry, append_entry
+from .journal import JournalEntry, Writer, append_entry
+from .messages_transcript import pins_by_text, write_messages_transcript
 from .preferences import IntegrationPrefs, load_prefs, load_profile
 
 __all__ = ["AgentRequest", "compact_for_agent", "dropped_lines", "journal_of_audit"]
@@ -48,6 +52,9 @@ class AgentRequest:
     first_kept_entry_id: str | None = None
     tokens_before: int | None = None
     custom_instructions: str = ""
+    #: OpenClaw: the messages to summarize (no session file).
+    messages: tuple[Any, ...] | None = None
+    previous_summary: str = ""
 
     @classmethod
     def of(cls, d: Mapping[str, Any]) -> AgentRequest:
@@ -57,7 +64,10 @@ class AgentRequest:
                    trigger=str(d.get("trigger", "") or ""),
                    first_kept_entry_id=d.get("first_kept_entry_id") or None,
                    tokens_before=tokens if isinstance(tokens, int) else None,
-                   custom_instructions=str(d.get("custom_instructions", "") or ""))
+                   custom_instructions=str(d.get("custom_instructions", "") or ""),
+                   messages=tuple(msgs) if isinstance(msgs := d.get("messages"), list)
+                   else None,
+                   previous_summary=str(d.get("previous_summary", "") or ""))
 
 
 def dropped_lines(report: AuditReport, known: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -78,16 +88,30 @@ def focus_of(prefs: IntegrationPrefs, agent_instructions: str) -> str:
 
 async def _run(req: AgentRequest, prefs: IntegrationPrefs,
                folders: UserFolders) -> tuple[CompactionOutcome, tuple[str, ...], str]:
-    opened = open_transcript(Path(req.session_file))
-    transcript = opened.transcript
-    pins = load_pins(transcript, folders.state)
-    plan = opened.plan(cut_entry_id=req.first_kept_entry_id)
+    with contextlib.ExitStack() as stack:
+        return await _run_in(req, prefs, folders, stack)
+
+
+async def _run_in(req: AgentRequest, prefs: IntegrationPrefs, folders: UserFolders,
+                  stack: contextlib.ExitStack) -> tuple[CompactionOutcome, tuple[str, ...], str]:
+    if req.messages is not None:  # OpenClaw: the messages themselves, summarized whole
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sessionlens-")))
+        file = write_messages_transcript(req.messages, tmp, req.previous_summary)
+        opened = open_transcript(file, Overrides(keep_recent_tokens=0), config=DEFAULT_SETTINGS)
+        transcript = opened.transcript
+        pin_ids = pins_by_text(transcript, folders.state)
+        plan = opened.plan()
+    else:
+        opened = open_transcript(Path(req.session_file))
+        transcript = opened.transcript
+        pin_ids = load_pins(transcript, folders.state).entry_ids
+        plan = opened.plan(cut_entry_id=req.first_kept_entry_id)
     profile = load_profile(folders.config, prefs.profile)
     provider = build_provider(profile)
     key = profile.read_key()
     options = CompactionOptions(instructions=focus_of(prefs, req.custom_instructions),
                                 template=prefs.template, quality_retries=prefs.quality_retries,
-                                pins=pins.entry_ids)
+                                pins=pin_ids)
     try:
         outcome = await run_compaction(transcript, plan, [provider], options,
                                        known_secrets=[key] if key else [])
@@ -95,7 +119,7 @@ async def _run(req: AgentRequest, prefs: IntegrationPrefs,
         close = getattr(provider, "close", None)
         if callable(close):
             close()
-    return outcome, pins.entry_ids, transcript.session_id or ""
+    return outcome, pin_ids, transcript.session_id or ""
 
 
 def compact_for_agent(request: Mapping[str, Any], folders: UserFolders) -> dict[str, Any]:
@@ -133,7 +157,7 @@ def compact_for_agent(request: Mapping[str, Any], folders: UserFolders) -> dict[
         use = prefs.on_audit_failure
         why = ("the summary SessionLens wrote failed its audit ("
                + ", ".join(entry.failed_checks) + ")")
-        writer = "none" if use == "cancel" else "agent"
+        writer: Writer = "none" if use == "cancel" else "agent"
         append_entry(folders.state, replace(entry, writer=writer, fallback_reason=why))
         return {"ok": False, "use": use, "reason": why, "audit": _audit_json(report)}
     append_entry(folders.state, entry)
