@@ -35,6 +35,7 @@ SUBCOMMANDS: dict[str, str] = {
     "compact-for-agent": "agent_cmd",
     "hook": "agent_cmd",
     "journal": "journal_cmd",
+    "integrate": "integrate_cmd",
 }
 
 

@@ -94,6 +94,7 @@ async def _run(req: AgentRequest, prefs: IntegrationPrefs,
 
 async def _run_in(req: AgentRequest, prefs: IntegrationPrefs, folders: UserFolders,
                   stack: contextlib.ExitStack) -> tuple[CompactionOutcome, tuple[str, ...], str]:
+    profile = load_profile(folders.config, prefs.profile)  # the user's choice, checked first
     if req.messages is not None:  # OpenClaw: the messages themselves, summarized whole
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sessionlens-")))
         file = write_messages_transcript(req.messages, tmp, req.previous_summary)
@@ -106,7 +107,6 @@ async def _run_in(req: AgentRequest, prefs: IntegrationPrefs, folders: UserFolde
         transcript = opened.transcript
         pin_ids = load_pins(transcript, folders.state).entry_ids
         plan = opened.plan(cut_entry_id=req.first_kept_entry_id)
-    profile = load_profile(folders.config, prefs.profile)
     provider = build_provider(profile)
     key = profile.read_key()
     options = CompactionOptions(instructions=focus_of(prefs, req.custom_instructions),
