@@ -70,6 +70,7 @@ if TYPE_CHECKING:
         make_bundle,
     )
     from .export.transcript import export_transcript
+    from .integrate.journal import JournalEntry, JournalRead, entries_for, read_journal
     from .lineage.branches import BranchOutline, OutlineNode, branch_outline
     from .lineage.chain import build_chain, load_chain_transcripts
     from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
@@ -216,6 +217,8 @@ __all__ = [
     # search
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
+    # the agents' own compactions, as their integrations journaled them
+    "JournalEntry", "JournalRead", "entries_for", "read_journal",
 ]
 
 #: Where each public name lives: module (relative to this package) -> names. The same
@@ -227,6 +230,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ".audit.dropped": ("CLASS_TITLES", "RecoveryPack", "build_recovery_pack"),
     ".audit.recorded": ("ChainAudit", "audit_compaction_in_chain", "audit_every_compaction"),
     ".audit.report": ("AuditReport", "audit_compaction", "audit_summary"),
+    ".integrate.journal": ("JournalEntry", "JournalRead", "entries_for", "read_journal"),
     ".compaction": (
         "CompactionOptions", "CompactionOutcome", "audit_edit", "compaction_record",
         "edited_outcome", "prepare_write", "run_compaction", "tokens_after", "write_prepared",

@@ -101,7 +101,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     ctx.compaction = mount_compaction(window, controller, tasks, paths)
     ctx.search = mount_search(window, controller, tasks, paths)
     ctx.memory = mount_memory(window, controller, tasks, ctx.compaction,
-                              undo=ctx.lineage.controller.undo)
+                              undo=ctx.lineage.controller.undo, state_dir=paths.state_dir)
     ctx.trace = mount_trace(window, controller, tasks, ctx.compaction)
     ctx.pruning = mount_pruning(window, controller, tasks)
     ctx.exports = ExportActions(window, controller, tasks, ctx.compaction.controller)
