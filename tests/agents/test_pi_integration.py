@@ -13,7 +13,15 @@ from typing import Any
 import pytest
 
 from agents.drivers.pi_headless import PI_SUMMARIZER, PiRun, pi_available, start
-from agents.drivers.sessionlens_side import HANG, MISSING, PYTHONPATH, channel, journal, write_prefs
+from agents.drivers.sessionlens_side import (
+    CRASH,
+    HANG,
+    MISSING,
+    PYTHONPATH,
+    channel,
+    journal,
+    write_prefs,
+)
 from fixtures.scripted_model import Reply, Request, Script, ScriptedModel
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.pins import add_pins
@@ -99,8 +107,9 @@ def test_automatic_compaction_goes_through_sessionlens(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("command", "why"), [(HANG, "did not answer within"),
-                                              (MISSING, "not installed")])
-def test_channel_hanging_or_missing_pi_compacts_on_its_own(
+                                              (MISSING, "not installed"),
+                                              (CRASH, "crashed (exit 3): boom")])
+def test_channel_hanging_missing_or_crashing_pi_compacts_on_its_own(
         tmp_path: Path, command: list[str], why: str) -> None:
     with ScriptedModel(responder()) as server:
         run, base = scenario(tmp_path, server, command, deadline_ms=1500)

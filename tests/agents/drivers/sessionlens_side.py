@@ -18,6 +18,8 @@ PYTHONPATH = f"{ROOT / 'engine' / 'src'}"
 #: A channel that never answers, and one that is not there.
 HANG = [sys.executable, "-c", "import time; time.sleep(600)"]
 MISSING = [str(ROOT / "no-such-sessionlens")]
+#: A channel that dies without answering.
+CRASH = [sys.executable, "-c", "import sys; sys.stderr.write('boom\\n'); sys.exit(3)"]
 
 
 def channel(basedir: Path, *words: str) -> list[str]:
