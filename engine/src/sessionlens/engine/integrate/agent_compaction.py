@@ -111,6 +111,7 @@ async def _run_in(req: AgentRequest, prefs: IntegrationPrefs, folders: UserFolde
     key = profile.read_key()
     options = CompactionOptions(instructions=focus_of(prefs, req.custom_instructions),
                                 template=prefs.template, quality_retries=prefs.quality_retries,
+                                identifier_policy=prefs.identifier_policy,
                                 pins=pin_ids)
     try:
         outcome = await run_compaction(transcript, plan, [provider], options,

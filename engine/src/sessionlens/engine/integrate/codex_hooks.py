@@ -3,6 +3,9 @@
 Codex lets SessionLens shape its local compaction only through the prompt file
 (``experimental_compact_prompt_file``, written by ``sessionlens integrate codex``); the hooks
 can change nothing, so each is one journal line saying Codex wrote its own summary.
+Not verified against the 0.171.0 binary: with ``[features] hooks = true`` and the hooks in
+``hooks.json`` or in config.toml's ``[hooks]``, ``codex exec``'s automatic compaction ran no
+compaction hook here (tests/agents/test_codex_prompt_file.py checks the prompt file only).
 """
 
 from __future__ import annotations

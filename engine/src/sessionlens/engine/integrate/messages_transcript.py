@@ -6,9 +6,10 @@ the engine's own compaction on them they are written, as they are, into a tempor
 v3 transcript (one ``message`` entry each, in order), which is summarized whole (a hard
 boundary: OpenClaw keeps its recent turns itself).
 
-Pins: the user pins entries of session files; a pin applies here when the pinned entry's
-text is exactly the text of one of these messages (every pinned session's sidecar is read,
-the newest first, at most ``MAX_PIN_SESSIONS``).
+Pins: the user pins entries of session files; a pin applies here to each message whose text
+holds the pinned entry's text (OpenClaw wraps a user's words in an envelope; every pinned
+session's sidecar is read, the newest first, at most ``MAX_PIN_SESSIONS``). The whole
+message is then carried word for word.
 """
 
 from __future__ import annotations
@@ -81,10 +82,10 @@ def _pinned_texts(state_dir: Path) -> Iterable[str]:
 
 
 def pins_by_text(transcript: Transcript, state_dir: Path) -> tuple[str, ...]:
-    """The entries of ``transcript`` whose text is the text of an entry the user pinned."""
-    wanted = set(_pinned_texts(state_dir))
+    """The entries of ``transcript`` whose text holds the text of an entry the user pinned."""
+    wanted = {w for w in _pinned_texts(state_dir) if w}
     if not wanted:
         return ()
     return tuple(eid for eid in transcript.active_path
                  if (e := transcript.get(eid)) is not None and e.message is not None
-                 and entry_pin_text(e) in wanted)
+                 and any(w in entry_pin_text(e) for w in wanted))

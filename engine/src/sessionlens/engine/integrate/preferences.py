@@ -6,7 +6,7 @@
      "approve_compactions": false,   # Claude Code: block automatic compactions (exit 2)
      "profile": "work-openai",       # a profile of profiles.json (default: offline)
      "deadline_s": 45,               # SessionLens gives up after this (agents wait longer)
-     "template": "structured", "quality_retries": 1,
+     "template": "structured", "quality_retries": 1, "identifier_policy": "strict",
      "on_audit_failure": "agent"}    # pi: "agent" hands back pi's own summary, "cancel"
 
 The summarizer is a profile of the same ``config/profiles.json`` the app's Settings edit
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from sessionlens.engine.contract.templates import IdentifierPolicy
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.summarize.providers import OFFLINE_PROFILE, ProviderProfile
 
@@ -45,6 +46,7 @@ class IntegrationPrefs:
     template: str = "structured"
     quality_retries: int = 1
     on_audit_failure: OnAuditFailure = "agent"
+    identifier_policy: IdentifierPolicy = "strict"
 
 
 def prefs_path(config_dir: Path) -> Path:
@@ -77,6 +79,9 @@ def load_prefs(config_dir: Path) -> IntegrationPrefs:
     if on_fail not in ("agent", "cancel"):
         raise ConfigError(f"{path}: on_audit_failure must be 'agent' or 'cancel', "
                           f"not {on_fail!r}")
+    policy = raw.get("identifier_policy", d.identifier_policy)
+    if policy not in ("strict", "off"):
+        raise ConfigError(f"{path}: identifier_policy must be 'strict' or 'off', not {policy!r}")
     try:
         return IntegrationPrefs(
             focus=str(raw.get("focus", d.focus) or ""),
@@ -85,7 +90,7 @@ def load_prefs(config_dir: Path) -> IntegrationPrefs:
             deadline_s=float(raw.get("deadline_s", d.deadline_s)),
             template=str(raw.get("template", d.template)),
             quality_retries=max(0, min(3, int(raw.get("quality_retries", d.quality_retries)))),
-            on_audit_failure=on_fail)
+            on_audit_failure=on_fail, identifier_policy=policy)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
 
