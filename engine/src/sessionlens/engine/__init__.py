@@ -70,6 +70,7 @@ if TYPE_CHECKING:
         make_bundle,
     )
     from .export.transcript import export_transcript
+    from .integrate.install import INTEGRATION_AGENTS, FileChange, apply_changes, plan_changes
     from .integrate.journal import JournalEntry, JournalRead, entries_for, read_journal
     from .lineage.branches import BranchOutline, OutlineNode, branch_outline
     from .lineage.chain import build_chain, load_chain_transcripts
@@ -219,6 +220,7 @@ __all__ = [
     "SearchResults", "search_index_dir",
     # the agents' own compactions, as their integrations journaled them
     "JournalEntry", "JournalRead", "entries_for", "read_journal",
+    "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
 ]
 
 #: Where each public name lives: module (relative to this package) -> names. The same
@@ -231,6 +233,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ".audit.recorded": ("ChainAudit", "audit_compaction_in_chain", "audit_every_compaction"),
     ".audit.report": ("AuditReport", "audit_compaction", "audit_summary"),
     ".integrate.journal": ("JournalEntry", "JournalRead", "entries_for", "read_journal"),
+    ".integrate.install": ("INTEGRATION_AGENTS", "FileChange", "apply_changes",
+                           "plan_changes"),
     ".compaction": (
         "CompactionOptions", "CompactionOutcome", "audit_edit", "compaction_record",
         "edited_outcome", "prepare_write", "run_compaction", "tokens_after", "write_prepared",

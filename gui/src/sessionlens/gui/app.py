@@ -122,8 +122,14 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
     from .settings.profiles import load_profiles, save_profiles
 
     c, prefs, paths = ctx.controller, ctx.prefs, ctx.paths
+    def integrations() -> None:
+        from .settings.integrations import IntegrationsDialog
+
+        IntegrationsDialog(paths.basedir, dlg).exec()
+
     dlg = SettingsDialog(c.overrides, c.settings, c.encoding, prefs.theme(),
-                         load_profiles(paths.profiles_file), parent)
+                         load_profiles(paths.profiles_file), parent,
+                         on_integrations=integrations)
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return
     prefs.set_encoding(dlg.result_encoding())

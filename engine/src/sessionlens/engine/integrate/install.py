@@ -37,9 +37,11 @@ from sessionlens.engine.errors import ConfigError
 from .journal import journal_path
 from .preferences import DEFAULT_DEADLINE_S, load_prefs
 
-__all__ = ["AGENTS", "FileChange", "apply_changes", "packaging_dir", "plan_changes"]
+__all__ = ["AGENTS", "INTEGRATION_AGENTS", "FileChange", "apply_changes", "packaging_dir", "plan_changes"]
 
 AGENTS = ("pi", "openclaw", "claude-code", "codex")
+#: The agents ``integrate`` knows (the engine's public name for ``AGENTS``).
+INTEGRATION_AGENTS = AGENTS
 Agent = Literal["pi", "openclaw", "claude-code", "codex"]
 _MARK = "sessionlens"
 
