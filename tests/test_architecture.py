@@ -126,6 +126,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "CompactionHealth", "HEALTH_FLAG_TEXT", "MemoryHealth", "examine_memory", "memory_health",
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
+    "JournalEntry", "JournalRead", "entries_for", "read_journal",
+    "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
 ))
 
 
