@@ -129,6 +129,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "event_json", "next_cut", "AGENT_NAMES",
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
+    "JournalEntry", "JournalRead", "entries_for", "read_journal",
+    "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
 ))
 
 

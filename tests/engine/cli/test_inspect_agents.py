@@ -52,3 +52,47 @@ def test_sessions_lists_each_session_of_a_database_and_inspect_opens_one(
     i = run_json(capsys, "inspect", rows["s2"]["path"])
     assert (i["format"], i["session_id"], i["compactions"]) == ("crush-sqlite", "s2", 1)
     assert i["session_name"] == "second"
+
+
+def test_inspect_measures_what_is_outside_a_claude_code_file_and_gives_its_cost(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from fixtures.agents_paths import CLAUDE_CODE_FIXTURES
+    path = next((CLAUDE_CODE_FIXTURES / "main").glob("*-*.jsonl"))
+    out = run_json(capsys, "inspect", "--json", "--fresh", str(path))
+    tok = out["tokens"]
+    rec = tok["recorded_context"]
+    assert tok["outside_transcript_source"] == "measured"
+    assert rec["exact"] == rec["system"] + rec["tools"] + rec["messages"]
+    assert rec["tools"] > rec["system"] > 0
+    assert 0 < tok["outside_transcript"] < rec["exact"]
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert out["cost"]["total_usd"] == [r for r in rows if r["type"] == "cost-state"][-1][
+        "totalCostUSD"]
+    assert main(["inspect", "--fresh", str(path)]) == 0
+    assert "measured: the recorded request" in capsys.readouterr().out
+
+
+def test_inspect_ties_a_compaction_subagent_file_to_its_session_and_compaction(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from agents.drivers.claude_code import summary_of
+    from fixtures.agents_paths import CLAUDE_CODE_FIXTURES
+    parent = next((CLAUDE_CODE_FIXTURES / "short").glob("*-*.jsonl"))
+    sid = parent.stem
+    (tmp_path / parent.name).write_bytes(parent.read_bytes())
+    sub = tmp_path / sid / "subagents" / "agent-acompact-0123abcd.jsonl"
+    sub.parent.mkdir(parents=True)
+    base = {"sessionId": sid, "isSidechain": True, "agentId": "acompact-0123abcd"}
+    sub.write_text("\n".join(json.dumps(base | row) for row in [
+        {"type": "user", "uuid": "u1", "parentUuid": None,
+         "message": {"role": "user", "content": "Your task is to create a summary"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": {
+            "role": "assistant", "id": "m1", "content": [{"type": "text", "text":
+                f"<analysis>x</analysis>\n<summary>{summary_of(1)}</summary>"}]}}]) + "\n")
+    out = run_json(capsys, "inspect", "--json", "--fresh", str(sub))
+    link = out["compaction_subagent"]
+    rows = [json.loads(line) for line in parent.read_text().splitlines()]
+    boundary = next(r for r in rows if r.get("subtype") == "compact_boundary")
+    assert link["parent_session_id"] == sid and link["matched_by"] == "summary text"
+    assert link["compaction_id"] == boundary["uuid"]
+    assert link["parent_path"] == str(tmp_path / parent.name)
+    assert run_json(capsys, "inspect", "--fresh", str(parent))["compaction_subagent"] is None

@@ -40,13 +40,15 @@ def _at(path: str) -> Transcript:
 
 
 def test_every_rule_is_named_by_agent_and_version_and_described() -> None:
-    assert set(CUT_RULES) == {"pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames"}
+    assert set(CUT_RULES) == {"pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames",
+                              "claude-code-2.1"}
     for name, info in CUT_RULES.items():
         assert info.name == name and info.description and info.source
         if info.agent != "sessionlens":
-            assert re.fullmatch(rf"{info.agent}-\d{{4}}\.\d+|{info.agent}-0\.\d+", name)
+            assert re.fullmatch(rf"{info.agent}-\d{{4}}\.\d+|{info.agent}-\d\.\d+", name)
     assert "0.58.3" in CUT_RULES["pi-0.58"].source
     assert "2026.9.6" in CUT_RULES["openclaw-2026.9"].source
+    assert "2.1.332" in CUT_RULES["claude-code-2.1"].source
     assert DEFAULT_CUT_RULE in CUT_RULES
 
 
@@ -86,16 +88,17 @@ def test_v3_files_are_told_apart_by_what_only_openclaw_writes() -> None:
     assert file_agent(pi_dir).agent == "pi"
 
 
-def test_claude_code_and_codex_files_say_their_agent_compacts_by_its_own_rules() -> None:
+def test_claude_code_files_get_their_own_rule_and_codex_files_say_theirs_is_not() -> None:
     cc = cc_load(user("u1", None, "hello " * 400), asst("a1", "u1", [{"type": "text", "text":
                                                                           "hi " * 400}]),
                  user("u2", "a1", "more " * 400),
                  asst("a2", "u2", [{"type": "text", "text": "ok " * 400}], mid="m2"))
     assert file_agent(cc).agent == "claude-code"
     plan = plan_compaction(cc, SMALL)
-    assert plan.file_agent == "claude-code" and plan.cut_rule == "openclaw-2026.9"
-    assert "Claude Code compacts by its own rules" in plan.rule_note
-    assert "where OpenClaw would cut" in plan.rule_note
+    assert plan.file_agent == "claude-code" and plan.cut_rule == "claude-code-2.1"
+    assert plan.rule_note == "" and plan.kept_entry_ids == ("a2",)
+    other = plan_compaction(cc, SMALL, cut_rule="openclaw-2026.9")
+    assert "Claude Code file planned with the openclaw-2026.9 rule" in other.rule_note
     cx = cx_load(META, TURN, text_msg("user", "x"), event("task_started"))
     assert file_agent(cx).agent == "codex" and default_cut_rule(cx) == "openclaw-2026.9"
     assert "Codex compacts by its own rules" in rule_note("openclaw-2026.9", "codex")
@@ -114,8 +117,8 @@ def test_the_default_rule_follows_the_file_and_the_note_says_when_it_does_not() 
     assert forced.cut_rule == "tool-frames"
     assert rule_label("openclaw-2026.9", "openclaw") == "openclaw-2026.9 (default for OpenClaw files)"
     assert rule_label("tool-frames", "pi") == "tool-frames (chosen; the default for pi files is pi-0.58)"
-    assert rule_label("openclaw-2026.9", "claude-code") == (
-        "openclaw-2026.9 (default for Claude Code files)")
+    assert rule_label("claude-code-2.1", "claude-code") == (
+        "claude-code-2.1 (default for Claude Code files)")
 
 
 @pytest.mark.samples

@@ -72,6 +72,8 @@ if TYPE_CHECKING:
         make_bundle,
     )
     from .export.transcript import export_transcript
+    from .integrate.install import INTEGRATION_AGENTS, FileChange, apply_changes, plan_changes
+    from .integrate.journal import JournalEntry, JournalRead, entries_for, read_journal
     from .lineage.branches import BranchOutline, OutlineNode, branch_outline
     from .lineage.chain import build_chain, load_chain_transcripts
     from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
@@ -227,6 +229,9 @@ __all__ = [
     # search
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
+    # the agents' own compactions, as their integrations journaled them
+    "JournalEntry", "JournalRead", "entries_for", "read_journal",
+    "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
 ]
 
 #: Where each public name lives: module (relative to this package) -> names. The same
@@ -243,6 +248,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ".live.events": ("THRESHOLD_NEAR_FRACTION", "LiveEvent", "event_json"),
     ".live.gauge": ("LiveGauge",),
     ".live.preview": ("NextCut", "next_cut"),
+    ".integrate.journal": ("JournalEntry", "JournalRead", "entries_for", "read_journal"),
+    ".integrate.install": ("INTEGRATION_AGENTS", "FileChange", "apply_changes",
+                           "plan_changes"),
     ".compaction": (
         "CompactionOptions", "CompactionOutcome", "audit_edit", "compaction_record",
         "edited_outcome", "prepare_write", "run_compaction", "tokens_after", "write_prepared",

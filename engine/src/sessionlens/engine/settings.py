@@ -123,6 +123,9 @@ DEFAULT_SETTINGS = CompactionSettings()
 
 #: (pattern on the lower-cased model id, window). First match wins, so specific ids come first.
 MODEL_CONTEXT_WINDOWS: tuple[tuple[str, int], ...] = (
+    # Claude Code 2.1.332 reports contextWindow 1,000,000 for claude-opus-5-5 (the
+    # ``-p --output-format json`` result's modelUsage; the session file does not say)
+    (r"claude-opus-5", 1_000_000),
     (r"claude", 200_000),
     (r"gpt-4\.1", 1_047_576),
     (r"gpt-4o|chatgpt-4o|gpt-4-turbo|gpt-4-1106|gpt-4-0125", 128_000),

@@ -102,7 +102,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     ctx.compaction = mount_compaction(window, controller, tasks, paths)
     ctx.search = mount_search(window, controller, tasks, paths)
     ctx.memory = mount_memory(window, controller, tasks, ctx.compaction,
-                              undo=ctx.lineage.controller.undo)
+                              undo=ctx.lineage.controller.undo, state_dir=paths.state_dir)
     ctx.trace = mount_trace(window, controller, tasks, ctx.compaction)
     ctx.pruning = mount_pruning(window, controller, tasks)
     ctx.live = mount_live(window, controller, tasks, paths, ctx.compaction)
@@ -124,8 +124,14 @@ def _settings_flow(ctx: AppContext, parent: QWidget) -> None:
     from .settings.profiles import load_profiles, save_profiles
 
     c, prefs, paths = ctx.controller, ctx.prefs, ctx.paths
+    def integrations() -> None:
+        from .settings.integrations import IntegrationsDialog
+
+        IntegrationsDialog(paths.basedir, dlg).exec()
+
     dlg = SettingsDialog(c.overrides, c.settings, c.encoding, prefs.theme(),
-                         load_profiles(paths.profiles_file), parent, resolved=c.resolved)
+                         load_profiles(paths.profiles_file), parent, resolved=c.resolved,
+                         on_integrations=integrations)
     if dlg.exec() != QDialog.DialogCode.Accepted:
         return
     prefs.set_encoding(dlg.result_encoding())

@@ -34,6 +34,10 @@ SUBCOMMANDS: dict[str, str] = {
     "search": "search_cmd",
     "mcp": "mcp_cmd",
     "watch": "watch_cmd",
+    "compact-for-agent": "agent_cmd",
+    "hook": "agent_cmd",
+    "journal": "journal_cmd",
+    "integrate": "integrate_cmd",
 }
 
 
@@ -45,9 +49,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Inspect, plan, compact, audit and export agent session transcripts.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, module in SUBCOMMANDS.items():
-        if only is None or name == only:
-            importlib.import_module(f"{__name__}.{module}").register(sub)
+    # a module may hold more than one subcommand (agent_cmd: compact-for-agent and hook)
+    modules = dict.fromkeys(m for n, m in SUBCOMMANDS.items() if only is None or n == only)
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}").register(sub)
     return parser
 
 

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.lineage.compact_subagent import compaction_subagent_of
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
+from sessionlens.engine.load.formats.claude_code_records import last_cost
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.plan.pruning_delay import pruning_delay
@@ -34,7 +36,7 @@ from sessionlens.engine.tokens.counts import (
     count_tokens,
     use_count_cache,
 )
-from sessionlens.engine.tokens.outside import outside_transcript
+from sessionlens.engine.tokens.outside import outside_transcript, recorded_context
 from sessionlens.engine.tokens.text_counter import use_count_worker
 from sessionlens.engine.tokens.tokenizer import use_tokenizer_folder
 
@@ -71,11 +73,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _tokens(t: Transcript, report: TokenReport, cache: CountCache | None) -> dict[str, Any]:
     """The ``tokens`` object: the context's three numbers, then what is known of the file."""
+    recorded = recorded_context(t, report)
+    gap = outside_transcript(t, report)
     return {
         "encoding": report.encoding,
         "reported_context": report.reported_context,
         "exact": report.exact_context,
-        "outside_transcript": outside_transcript(t, report),
+        # measured where the file records the request of the reported turn (Claude Code
+        # 2.1.3xx): that request's exact count minus the replayed context before the turn
+        "outside_transcript": recorded.outside_transcript if recorded is not None else gap,
+        "outside_transcript_source": ("measured" if recorded is not None
+                                      else None if gap is None else "estimated"),
+        "recorded_context": None if recorded is None else {
+            "request_id": recorded.request_id, "line": recorded.line,
+            "exact": recorded.exact, "system": recorded.system, "tools": recorded.tools,
+            "messages": recorded.messages},
         "estimate": report.estimate_context,
         "estimate_openclaw": report.estimate_context_openclaw,
         "agent_rule": report.agent_rule,
@@ -140,12 +152,49 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
         "context": context_items(t),
         "labels": dict(t.labels),
         "tokens": _tokens(t, report, cache),
+        "cost": _cost_json(t),
+        "compaction_subagent": _subagent_json(t),
         "file_size": t.file_size,
         # in file order: tree checks (cycles, ...) report after the line-by-line parse
         "diagnostics": [{"line": d.line, "reason": d.reason, "severity": d.severity}
                         for d in sorted(t.diagnostics, key=lambda d: (d.line is not None,
                                                                       d.line or 0))],
     }
+
+
+def _subagent_json(t: Transcript) -> dict[str, Any] | None:
+    """``compaction_subagent``: for Claude Code's ``agent-acompact-*`` files, the session and
+    the compaction they belong to."""
+    link = compaction_subagent_of(t, load_transcript)
+    if link is None:
+        return None
+    return {"parent_session_id": link.parent_session_id,
+            "parent_path": None if link.parent_path is None else str(link.parent_path),
+            "compaction_id": link.compaction_id, "compaction_line": link.compaction_line,
+            "matched_by": link.matched_by or None}
+
+
+def _cost_json(t: Transcript) -> dict[str, Any] | None:
+    """``cost``: what the agent recorded the session cost (Claude Code's last ``cost-state``)."""
+    cost = last_cost(t.entries)
+    if cost is None:
+        return None
+    return {"total_usd": cost.total_usd, "line": cost.line, "source": "cost-state",
+            "by_model": {m: dict(u) for m, u in cost.by_model.items()}}
+
+
+def _subagent_lines(link: dict[str, Any] | None) -> list[str]:
+    if link is None:
+        return []
+    head = (f"  subagent      Claude Code's compaction subagent of session "
+            f"{link['parent_session_id']}: ")
+    if link["parent_path"] is None:
+        return [head + "the session's file is not beside its folder"]
+    if link["compaction_id"] is None:
+        return [head + f"no compaction of {link['parent_path']} matches its summary"]
+    return [head + f"its last message is the summary of compaction {link['compaction_id']} "
+            f"(line {link['compaction_line']:,} of {link['parent_path']}, found by "
+            f"{link['matched_by']})"]
 
 
 def _counted(label: str, total: int, parts: dict[str, int], width: int) -> str:
@@ -170,6 +219,12 @@ def _outside(tok: dict[str, Any]) -> list[str]:
     gap = tok.get("outside_transcript")
     if gap is None:
         return []
+    rec = tok.get("recorded_context")
+    if rec is not None:
+        return [f"  not in file   {gap:,} measured: the recorded request of the reported turn "
+                f"counts {rec['exact']:,} ({tok['encoding']}: system prompt {rec['system']:,}, "
+                f"tool definitions {rec['tools']:,}, messages {rec['messages']:,}), the "
+                "replayed context before that turn the rest"]
     if gap >= 0:
         return [f"  not in file   ~{gap:,} of the reported context: what the agent sends beside "
                 "the file's messages (system prompt, tool definitions, injected files) and the "
@@ -197,6 +252,9 @@ def _human(s: dict[str, Any]) -> list[str]:
         f"  tokens        reported {reported} | exact {tok['exact']:,} ({tok['encoding']})"
         f" | estimate {tok['estimate']:,} (chars/4)   (context)",
         *_outside(tok),
+        *([f"  cost          ${s['cost']['total_usd']:,.4f} as the agent recorded it "
+           f"(cost-state, line {s['cost']['line']:,})"] if s.get("cost") else []),
+        *_subagent_lines(s.get("compaction_subagent")),
         _agent_estimate(s),
         f"  file tokens   exact {tok['file']['exact']:,}" if tok["file"]["counted"] else
         f"  file tokens   not counted ({tok['file']['pending_entries']:,} entries; "

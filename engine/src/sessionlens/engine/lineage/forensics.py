@@ -158,8 +158,10 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     active = active_window_bytes(before)
     limit = settings.max_active_transcript_bytes
     pending, command = _pending_prompt(transcript, comp, tokens)
+    recorded = comp.extra.get("trigger")   # Claude Code's compactMetadata says it
     trigger: Trigger = (
-        "manual" if command
+        "manual" if command or recorded == "manual"
+        else "threshold" if recorded == "auto" and overflow_id is None
         else "overflow-retry" if overflow_id is not None
         else "mid-turn-precheck" if mid_turn and settings.mid_turn_precheck_enabled
         else "threshold" if context + pending > threshold
@@ -173,10 +175,17 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
                                   if e.id in gone)
     summary_tokens = estimate_tokens_from_chars(len(comp.summary or ""))
     flags: list[CompactionFlag] = []
-    if trigger not in ("overflow-retry", "size-guard") and threshold > 0 and (
-            context < FAR_BELOW_SHARE * threshold):
+    post = comp.extra.get("post_tokens")
+    # the agent measured the context before and after (Claude Code: 12,624 -> 2,650): its
+    # own figures, not an estimate of what the summary replaced, decide "not smaller"
+    measured = post if type(post) is int and comp.tokens_before is not None else None
+    # a compaction whose trigger the agent recorded is not judged against a threshold the
+    # file does not give (Claude Code's CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, or a /compact)
+    judged = recorded not in ("auto", "manual") and trigger not in ("overflow-retry", "size-guard")
+    if judged and threshold > 0 and context < FAR_BELOW_SHARE * threshold:
         flags.append("far-below-threshold")
-    if summary_tokens >= replaced:
+    if (summary_tokens >= replaced if measured is None
+            else measured >= (comp.tokens_before or 0)):
         flags.append("summary-not-smaller")
     if previous_summary_tokens and summary_tokens > SUMMARY_GROWTH_RATIO * previous_summary_tokens:
         flags.append("summary-growth")

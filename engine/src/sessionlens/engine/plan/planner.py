@@ -32,6 +32,7 @@ from .chunks import (
     is_oversized_for_summary,
     max_chunk_tokens,
 )
+from .cut_claude_code import claude_code_threshold
 from .cutpoints import (
     CutPoint,
     Preparation,
@@ -305,7 +306,9 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     if not path:
         raise NothingToCompact(f"{where}: Nothing to compact: the active path is empty")
     keep = keep_recent_tokens if keep_recent_tokens is not None else settings.keep_recent_tokens
-    hard = hard_boundary if hard_boundary is not None else (manual and keep_recent_tokens is None)
+    # Claude Code's /compact keeps its newest round: only the older rules' manual is hard
+    hard = hard_boundary if hard_boundary is not None else (
+        manual and keep_recent_tokens is None and rule != "claude-code-2.1")
     estimates = _Estimates(path, tokens, rule_estimator(rule))
     prep = prepare_rule(path, rule, keep, estimates, manual=manual)
     if prep.refused:
@@ -356,7 +359,8 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     # usage plus estimates after it), with or without an exact token count
     check = prep.threshold_tokens
     context_tokens = check if check is not None else tokens_before
-    threshold = settings.threshold(window)
+    threshold = (claude_code_threshold(window) if rule == "claude-code-2.1"
+                 else settings.threshold(window))
     kept_tokens = sum(estimates[first:end])
     summary_budget = math.floor(0.8 * reserve)
     prefix_budget = math.floor(0.5 * reserve) if cut.is_split_turn and prefix else 0
@@ -368,7 +372,8 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     ratio = compute_adaptive_chunk_ratio(msg_estimates, window)
     chunk_max = max_chunk_tokens(window, ratio)
     return CompactionPlan(
-        should_compact=check is not None and settings.should_compact(check, window),
+        should_compact=(check is not None and settings.enabled and window > 0
+                        and check > threshold),
         context_tokens=context_tokens,
         context_window=window,
         threshold=threshold,

@@ -13,6 +13,7 @@ from sessionlens.engine.errors import PlanError
 from sessionlens.engine.model import Entry
 from sessionlens.engine.tokens.estimate import EstimateRules
 
+from .cut_claude_code import claude_code_prepare
 from .cut_openclaw import openclaw_find_cut_point, openclaw_prepare
 from .cut_pi import pi_find_cut_point, pi_prepare
 from .cutpoints import (
@@ -40,7 +41,8 @@ def find_cut_point(path: Sequence[Entry], start: int, end: int, keep_recent_toke
     """The automatic cut of ``rule`` over ``path[start:end]`` (just the cut: no region, no
     rescaling of keepRecentTokens; ``prepare_rule`` does those)."""
     finders = {"pi-0.58": pi_find_cut_point, "openclaw-2026.9": openclaw_find_cut_point,
-               "tool-frames": frames_cut_point, "pi-2025.12": user_turns_cut_point}
+               "tool-frames": frames_cut_point, "pi-2025.12": user_turns_cut_point,
+               "claude-code-2.1": frames_cut_point}
     finder = finders.get(rule)
     if finder is None:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
@@ -88,4 +90,6 @@ def prepare_rule(path: Sequence[Entry], rule: str, keep: int, estimates: Sequenc
         return pi_prepare(path, keep, estimates)
     if rule == "openclaw-2026.9":
         return openclaw_prepare(path, keep, estimates, manual=manual)
+    if rule == "claude-code-2.1":   # keeps a round, not a token budget: ``keep`` unused
+        return claude_code_prepare(path, estimates)
     return _legacy_prepare(path, rule, keep, estimates)  # type: ignore[arg-type]

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 
+from sessionlens.engine import entries_for, read_journal
+
 from .controller import MemoryController
 from .view import MemoryPanel
 
@@ -58,10 +60,12 @@ def _chart_marks(window: MainWindow, session: SessionController, health: MemoryH
 
 
 def mount_memory(window: MainWindow, session: SessionController, tasks: TaskRunner,
-                 compaction: CompactionParts, undo: CompactionUndo | None = None
-                 ) -> MemoryParts:
+                 compaction: CompactionParts, undo: CompactionUndo | None = None,
+                 state_dir: Path | None = None) -> MemoryParts:
     """Create the memory parts, add the Memory tab and connect everything; ``undo`` (the
-    lineage view's) makes "Undo this compaction…" one action from the Memory tab too."""
+    lineage view's) makes "Undo this compaction…" one action from the Memory tab too;
+    ``state_dir`` (SessionLens's state folder) shows the integrations' journal entries of
+    the opened file beside the recorded compactions."""
     mem = MemoryController(session, tasks, parent=window)
     panel = MemoryPanel()
     index = window.add_workbench_tab(panel, _tr("Memory"))
@@ -77,6 +81,13 @@ def mount_memory(window: MainWindow, session: SessionController, tasks: TaskRunn
     def on_loaded(_t: object) -> None:
         panel.clear(_tr("Examining every compaction…"))
         window.tokens.chart.set_memory(None, [], [], [], [])
+        show_journal()
+
+    def show_journal() -> None:
+        if state_dir is None or session.path is None:
+            panel.journal.set_entries(())
+            return
+        panel.journal.set_entries(entries_for(read_journal(state_dir), [str(session.path)]))
 
     def on_health(health: MemoryHealth) -> None:
         panel.set_health(health)
@@ -119,4 +130,5 @@ def mount_memory(window: MainWindow, session: SessionController, tasks: TaskRunn
         panel.undo.setVisible(False)
     if session.transcript is not None:  # mounted after a file was opened
         mem.refresh()
+        show_journal()
     return MemoryParts(mem, panel, index)

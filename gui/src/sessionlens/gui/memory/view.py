@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from sessionlens.gui.table_fit import fit_columns
 
+from .journal_view import JournalView
 from .model import COLUMNS, SEVERITY_COLORS, HealthModel, HealthRole
 
 #: The coverage column wraps at this width (seven classes would not fit on one line).
@@ -104,6 +105,8 @@ class MemoryPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.details)
+        self.journal = JournalView()
+        layout.addWidget(self.journal)
 
     # public -----------------------------------------------------------------------------------
     def clear(self, text: str) -> None:

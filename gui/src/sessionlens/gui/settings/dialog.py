@@ -6,6 +6,7 @@ for a key unless the OS keyring is available, and then it goes straight to the k
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
@@ -51,7 +52,8 @@ class SettingsDialog(QDialog):
     def __init__(self, overrides: Overrides, settings: CompactionSettings, encoding: str,
                  theme: Theme, profiles: list[ProviderProfile],
                  parent: QWidget | None = None, *,
-                 resolved: ResolvedSettings | None = None) -> None:
+                 resolved: ResolvedSettings | None = None,
+                 on_integrations: Callable[[], None] | None = None) -> None:
         """``overrides`` are the user's own values; ``settings`` the resolved ones shown for
         what the user has not set. A value left as shown stays unset (it keeps following the
         config and the model), so its source is not silently turned into "app settings".
@@ -117,6 +119,13 @@ class SettingsDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.addLayout(form)
         lay.addWidget(pbox)
+        if on_integrations is not None:  # Settings ▸ the agents' own compactions
+            self.integrations_button = QPushButton(self.tr("Agents' own compactions…"))
+            self.integrations_button.setToolTip(self.tr(
+                "Put SessionLens in pi's, OpenClaw's, Claude Code's or Codex's automatic "
+                "compactions: preview every config edit first"))
+            self.integrations_button.clicked.connect(on_integrations)
+            lay.addWidget(self.integrations_button)
         lay.addWidget(ok)
         ok.accepted.connect(self.accept)
         ok.rejected.connect(self.reject)

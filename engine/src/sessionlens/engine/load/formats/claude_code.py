@@ -60,6 +60,7 @@ from .claude_code_blocks import (
     text_of,
     tool_result_blocks,
 )
+from .claude_code_records import KNOWN_KINDS, RecordPool, boundary_facts
 from .jsonl import JsonLine, parse_with
 
 __all__ = ["FORMAT", "parse", "subagent_parent_id"]
@@ -99,6 +100,8 @@ class _Reader:
         self.sidechain_at: list[int] = []    # entry indexes of sidechain entries
         self.has_main = False
         self.first: dict[str, Any] = {}      # header facts from the first lines
+        self.pool = RecordPool()             # what the request records refer to
+        self.unknown: dict[str, list[int]] = {}  # record kind -> [lines, first line]
 
     # ---------------------------------------------------------------- tree helpers
     def _parent(self, raw: str | None, continues: bool, side: bool) -> tuple[str | None, int]:
@@ -127,6 +130,9 @@ class _Reader:
     # ---------------------------------------------------------------- lines
     def line(self, jl: JsonLine, etype: str) -> None:
         obj = jl.obj
+        if etype not in KNOWN_KINDS:
+            seen = self.unknown.setdefault(etype, [0, jl.line])
+            seen[0] += 1
         for key in ("sessionId", "timestamp", "cwd", "version", "gitBranch", "slug",
                     "entrypoint", "agentId"):
             if key not in self.first and isinstance(obj.get(key), str):
@@ -175,7 +181,8 @@ class _Reader:
         self.entries.append(Entry(
             type=etype, id=f"{jl.line:08x}", parent_id=None,
             timestamp=ts if isinstance(ts, str) else None, line=jl.line, offset=jl.offset,
-            length=jl.length, append_mode="side", extra=_freeze(extra)))
+            length=jl.length, append_mode="side", extra=_freeze(extra),
+            data=self.pool.record(etype, obj, jl.line)))
 
     def _other(self, jl: JsonLine, uuid: str, etype: str, side: bool) -> None:
         obj = jl.obj
@@ -200,8 +207,8 @@ class _Reader:
         meta = meta if isinstance(meta, dict) else {}
         logical = obj.get("logicalParentUuid")
         extra: dict[str, Any] = {"is_sidechain": side, "subtype": "compact_boundary"}
-        if isinstance(meta.get("trigger"), str):
-            extra["trigger"] = meta["trigger"]
+        facts, head = boundary_facts(meta)
+        extra.update(facts)
         if isinstance(logical, str) and logical:
             extra["logical_parent_uuid"] = logical
         parent: str | None
@@ -216,7 +223,9 @@ class _Reader:
         self.pending[uuid] = len(self.entries)
         self._add(Entry(type="compaction", id=uuid, parent_id=parent, timestamp=_ts(obj),
                         line=jl.line, offset=jl.offset, length=jl.length, summary="",
-                        first_kept_entry_id=uuid,
+                        # 2.1.3xx keeps messages verbatim (``preservedSegment``): the
+                        # replay keeps them, from the head on, after the summary
+                        first_kept_entry_id=head if head in self.tail else uuid,
                         tokens_before=pre if type(pre) is int else None,
                         extra=_freeze(extra)), side)
         self._placed(uuid, uuid, len(self.tip), side)
@@ -226,6 +235,10 @@ class _Reader:
         msg = obj.get("message")
         text = text_of(msg.get("content")) if isinstance(msg, dict) else ""
         raw = obj.get("parentUuid")
+        if isinstance(raw, str) and raw not in self.pending:
+            # 2.1.3xx may write attachment rows between the boundary and its summary
+            raw = next((p for p in self.pending if self.group.get(p) == self.group.get(raw)),
+                       raw)
         at = self.pending.pop(raw, None) if isinstance(raw, str) else None
         if at is not None:
             mark = self.entries[at]
@@ -245,6 +258,7 @@ class _Reader:
 
     def _user(self, jl: JsonLine, uuid: str, msg: dict[str, Any], side: bool) -> None:
         obj = jl.obj
+        self.pool.row(msg)
         content = msg.get("content")
         has_results = isinstance(content, list) and any(
             isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
@@ -306,6 +320,7 @@ class _Reader:
         g = self.group.get(raw) if raw is not None else None
         continues = mid is not None and g is not None and self.turn_msg.get(g) == mid
         parent, turn = self._parent(raw, continues, side)
+        self.pool.row(msg)
         blocks = map_blocks(msg.get("content"))
         for b in blocks:
             if isinstance(b, ToolCallBlock):
@@ -322,13 +337,17 @@ class _Reader:
         message = Message(
             "assistant", blocks, timestamp_ms=iso_to_ms(_ts(obj)), api=_API,
             provider=_PROVIDER, model=model if isinstance(model, str) else None,
-            usage=map_usage(msg.get("usage")), stop_reason=stop, error_message=error)
+            usage=map_usage(msg.get("usage")), stop_reason=stop, error_message=error,
+            # an API error row is Claude Code's own note: never sent to the model again
+            exclude_from_context=obj.get("isApiErrorMessage") is True)
         extra = self._base_extra(obj, side, raw, parent)
         if mid is not None:
             extra["message_id"] = mid
             self.turn_msg.setdefault(turn, mid)
         if isinstance(obj.get("error"), str):
             extra["error"] = obj["error"]
+        if isinstance(obj.get("requestRef"), str):
+            extra["request_ref"] = obj["requestRef"]   # the api-request it answered
         self._add(Entry(type="message", id=uuid, parent_id=parent, timestamp=_ts(obj),
                         line=jl.line, offset=jl.offset, length=jl.length, message=message,
                         extra=_freeze(extra)), side)
@@ -340,6 +359,11 @@ class _Reader:
             self.diags.append(Diagnostic(
                 self.spath, self.entries[at].line, f"compact_boundary {uuid!r} has no "
                 "isCompactSummary message after it; its summary is empty", "warning"))
+        for kind, (count, first) in self.unknown.items():
+            self.diags.append(Diagnostic(
+                self.spath, first, f"record kind {kind!r} is not known to SessionLens "
+                f"({count:,} line{'s' if count != 1 else ''}, the first here): kept as "
+                "entries of that type, never in the context", "warning"))
         if self.has_main:
             for at in self.sidechain_at:
                 self.entries[at] = dataclasses.replace(self.entries[at], append_mode="side")
