@@ -190,10 +190,10 @@ def require_writable(transcript: Transcript, mode: str = "successor") -> None:
         return
     if transcript.format not in PI_FORMATS:
         agent = agent_name(transcript.format)
-        raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}); "
-                           "SessionLens writes compactions of pi, OpenClaw and Claude Code "
-                           "files only: a compaction of it can be previewed and exported, "
-                           "not written")
+        raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), "
+                           "which SessionLens never writes into (it writes pi, OpenClaw and "
+                           "Claude Code sessions); a compaction of it can be previewed and "
+                           "exported, not written")
     if transcript.header is None:
         raise PersistError(transcript.path, "the file has no session header line, so "
                            "SessionLens cannot write a successor or append to it")
