@@ -95,4 +95,5 @@ def test_inspect_ties_a_compaction_subagent_file_to_its_session_and_compaction(
     assert link["parent_session_id"] == sid and link["matched_by"] == "summary text"
     assert link["compaction_id"] == boundary["uuid"]
     assert link["parent_path"] == str(tmp_path / parent.name)
+    assert any(f"compaction subagent of session {sid}" in n for n in out["notes"])
     assert run_json(capsys, "inspect", "--fresh", str(parent))["compaction_subagent"] is None
