@@ -36,3 +36,27 @@ def test_main_scenario_writes_a_session_with_its_compactions(tmp_path: Path) -> 
         assert summary_of(n) in json.dumps(first)
     assert any(b.get("type") == "tool_result" for m in run.requests[2].messages()
                if isinstance(m.get("content"), list) for b in m["content"])
+
+
+def test_a_live_run_reads_and_replays_as_claude_code_sent_it(tmp_path: Path) -> None:
+    """The reading checks of test_claude_code_reading, on a session written now (the
+    committed fixtures may be older than the binary installed)."""
+    from agents.drivers.claude_code import write_fixture
+    from agents.test_claude_code_reading import (
+        test_compactions_as_the_file_records_them,
+        test_recorded_requests_are_the_requests_claude_code_sent,
+        test_replay_after_each_compaction_is_what_claude_code_sent_next,
+    )
+    from agents.test_claude_code_rule import test_planned_cut_is_the_cut_claude_code_made
+
+    with driver(tmp_path / "run") as d:
+        run = run_session(d, extra_turns=1)
+    live = tmp_path / "live"
+    write_fixture(run, live)
+    test_recorded_requests_are_the_requests_claude_code_sent(live)
+    test_replay_after_each_compaction_is_what_claude_code_sent_next(live, tmp_path)
+    test_compactions_as_the_file_records_them(live)
+    boundaries = run.session_file.read_text().count('"subtype":"compact_boundary"')
+    assert boundaries >= 2
+    for n in range(boundaries):
+        test_planned_cut_is_the_cut_claude_code_made(live, n, tmp_path)
