@@ -64,6 +64,7 @@ def test_inspect_measures_what_is_outside_a_claude_code_file_and_gives_its_cost(
     assert tok["outside_transcript_source"] == "measured"
     assert rec["exact"] == rec["system"] + rec["tools"] + rec["messages"]
     assert rec["tools"] > rec["system"] > 0
+    assert "Bash" in rec["tool_names"] and rec["message_count"] >= 2
     assert 0 < tok["outside_transcript"] < rec["exact"]
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert out["cost"]["total_usd"] == [r for r in rows if r["type"] == "cost-state"][-1][

@@ -11,7 +11,9 @@ import pytest
 
 from fixtures.agents_paths import CLAUDE_CODE_FIXTURES
 from sessionlens.engine.cli import main
+from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.persist.undo import plan_undo
 
 SUMMARY = "## Goal\n- keep the vault layout a/b/c\n"
 
@@ -63,6 +65,8 @@ def test_successor_is_a_new_claude_code_session_with_its_own_compaction_records(
     t = load_transcript(new)
     assert [i.kind for i in t.context] == ["compaction_summary", "message"]
     assert t.diagnostics == ()
+    with pytest.raises(PersistError, match="was never changed: to go back, resume"):
+        plan_undo(t)
 
 
 def test_a_write_that_cannot_be_done_is_refused_before_summarizing_with_one_message(
