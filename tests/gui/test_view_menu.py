@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,7 @@ def test_accept_on_a_claude_code_file_names_the_new_session_it_will_write(
     assert [r.text(1) for r in rows] == [str(folder / f"{prepared.session_id}.jsonl")]
     assert "new Claude Code session" in rows[0].text(2)
     assert dlg.write_button.isEnabled()
-    shot = tmp_path / "accept-claude-code.png"
+    shot = Path(os.environ.get("SESSIONLENS_SHOT_DIR") or tmp_path) / "accept-claude-code.png"
     assert dlg.grab().save(str(shot)) and shot.stat().st_size > 0
     dlg.append.setChecked(True)
     assert not dlg.write_button.isEnabled()
