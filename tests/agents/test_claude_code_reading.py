@@ -75,3 +75,26 @@ def test_compactions_as_the_file_records_them(folder: Path) -> None:
     cost = last_cost(t.entries)
     assert cost is not None and cost.total_usd == [
         r for r in run.rows() if r["type"] == "cost-state"][-1]["totalCostUSD"]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_turns_tool_pairs_errors_and_model_as_claude_code_had_them(folder: Path) -> None:
+    import json
+
+    run = DriverFolder.read(folder)
+    turns = json.loads((folder / "turns.json").read_text())
+    t = load_transcript(run.session_file)
+    messages = [e.message for e in t.entries if e.message is not None]
+    errors = [m for m in messages if m.role == "assistant" and m.stop_reason == "error"]
+    assert len(errors) == sum(turn["returncode"] == 1 for turn in turns) == 1
+    assert "529" in (errors[0].error_message or "")
+    calls = {c.id: c.name for m in messages if m.role == "assistant" for c in m.tool_calls}
+    results = [m for m in messages if m.role == "toolResult"]
+    assert results and all(calls.get(m.tool_call_id or "") == m.tool_name == "Bash"
+                           for m in results)
+    models = {m.model for m in messages if m.role == "assistant" and m.stop_reason != "error"}
+    assert models == {r["model"] for r in run.turn_requests} == {"claude-opus-5-5"}
+    prompts = [turn["prompt"] for turn in turns if not turn["prompt"].startswith("/")]
+    users = [b.text for m in messages if m.role == "user" for b in m.content
+             if hasattr(b, "text")]
+    assert [p for p in prompts if p in users] == prompts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -92,18 +93,35 @@ def test_disabled_accept_says_why(qtbot: Any, qloop: Any, make_app: Any, tmp_pat
     assert "Nothing was written" in parts.panel.undo_button.toolTip()
 
 
-def test_accept_on_a_file_never_written_names_the_refusal(
+def test_accept_on_a_claude_code_file_names_the_new_session_it_will_write(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
-    """A Claude Code transcript is previewed and exported, never written: the tooltip says so."""
+    """A Claude Code transcript is written as a new session beside it: the Accept dialog
+    lists that file (its real name, ``<new session id>.jsonl``) and nothing else; an append
+    is refused, naming why."""
+    from sessionlens.gui.compaction.accept_dialog import AcceptDialog
+
     ctx = make_app()
-    path = _claude_code_file(tmp_path / "cc.jsonl")
+    folder = tmp_path / "-home-u-proj"
+    folder.mkdir()
+    path = _claude_code_file(folder / "6f1f3d48-482e-4da5-8a63-9fac6dba3231.jsonl")
     parts = mount(qtbot, ctx, path, keep_recent=200)
-    with qtbot.waitSignal(parts.controller.writes_ready, timeout=RUN_MS):
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=RUN_MS) as ready:
         parts.panel.run()
-    assert not parts.panel.accept_button.isEnabled()
-    tip = parts.panel.accept_button.toolTip()
-    assert tip.startswith("It cannot be written") and "never writes into" in tip
-    assert all(b.isEnabled() for b in parts.panel.export_buttons.values())
+    assert parts.panel.accept_button.isEnabled()
+    record = ready.args[0]
+    prepared = record.write_plan("successor")
+    dlg = AcceptDialog(record, record.transcript)
+    qtbot.addWidget(dlg)
+    rows = [dlg.files.topLevelItem(i) for i in range(dlg.files.topLevelItemCount())]
+    assert [r.text(1) for r in rows] == [str(folder / f"{prepared.session_id}.jsonl")]
+    assert "new Claude Code session" in rows[0].text(2)
+    assert dlg.write_button.isEnabled()
+    shot = Path(os.environ.get("SESSIONLENS_SHOT_DIR") or tmp_path) / "accept-claude-code.png"
+    assert dlg.grab().save(str(shot)) and shot.stat().st_size > 0
+    dlg.append.setChecked(True)
+    assert not dlg.write_button.isEnabled()
+    assert "--write successor" in dlg.problem.text()
+    assert sorted(folder.iterdir()) == [path]                  # nothing written yet
 
 
 def test_screenshot_of_a_missing_view_lists_the_ones_there(

@@ -64,6 +64,7 @@ def test_inspect_measures_what_is_outside_a_claude_code_file_and_gives_its_cost(
     assert tok["outside_transcript_source"] == "measured"
     assert rec["exact"] == rec["system"] + rec["tools"] + rec["messages"]
     assert rec["tools"] > rec["system"] > 0
+    assert "Bash" in rec["tool_names"] and rec["message_count"] >= 2
     assert 0 < tok["outside_transcript"] < rec["exact"]
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert out["cost"]["total_usd"] == [r for r in rows if r["type"] == "cost-state"][-1][
@@ -95,4 +96,5 @@ def test_inspect_ties_a_compaction_subagent_file_to_its_session_and_compaction(
     assert link["parent_session_id"] == sid and link["matched_by"] == "summary text"
     assert link["compaction_id"] == boundary["uuid"]
     assert link["parent_path"] == str(tmp_path / parent.name)
+    assert any(f"compaction subagent of session {sid}" in n for n in out["notes"])
     assert run_json(capsys, "inspect", "--fresh", str(parent))["compaction_subagent"] is None

@@ -97,11 +97,16 @@ def test_dry_run_refuses_where_the_write_would(tmp_path: Path) -> None:
 
 
 @pytest.mark.samples
-def test_a_claude_code_file_has_no_dry_run(samples_dir: Path, tmp_path: Path) -> None:
+def test_a_claude_code_dry_run_names_the_new_session_and_refuses_an_append(
+        samples_dir: Path, tmp_path: Path) -> None:
     src = sample_path(samples_dir, "07_")
     copy = tmp_path / src.name
     shutil.copyfile(src, copy)
     t = load_transcript(copy)
     record = CompactionRecord(summary="x", first_kept_entry_id=None, tokens_before=1)
+    plan = plan_write(t, record, "successor")
+    assert [f.kind for f in plan.files] == ["successor"]          # no checkpoint, no store
+    assert plan.files[0].path == tmp_path / f"{plan.session_id}.jsonl"
+    assert "new Claude Code session" in plan.files[0].note
     with pytest.raises(PersistError, match="Claude Code"):
-        plan_write(t, record, "successor")
+        plan_write(t, record, "append")

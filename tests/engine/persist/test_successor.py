@@ -214,9 +214,6 @@ def test_append_refuses_v1_and_foreign_formats(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("lines", "expected"), [
-    ([{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "timestamp": "t",
-       "message": {"role": "user", "content": "hi"}}],
-     r"this is a Claude Code transcript \(claude-code\), which SessionLens never writes"),
     ([{"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "cwd": "/w"}},
       {"timestamp": "t", "type": "response_item",
        "payload": {"type": "message", "role": "user", "content": []}}],
@@ -228,7 +225,7 @@ def test_append_refuses_v1_and_foreign_formats(tmp_path: Path) -> None:
 def test_refusals_say_what_is_wrong(tmp_path: Path, lines: list[dict[str, object]],
                                     expected: str) -> None:
     """QA: both cases read "a openclaw-v3 transcript without a pi header cannot be written",
-    ungrammatical, and for a Claude Code or Codex file beside the point."""
+    ungrammatical, and for a Codex file beside the point."""
     path = write_rows(tmp_path / "s.jsonl", lines)
     t = load_transcript(path)
     for write in (append_compaction, write_successor):

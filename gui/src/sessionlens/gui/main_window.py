@@ -295,7 +295,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{name} — SessionLens")
         diags = len(t.diagnostics)
         # the file's name here, its whole path in the tooltip: a long path would be cut off
-        self.status_label.setToolTip(str(t.path))
+        self.status_label.setToolTip("\n".join((str(t.path), *t.gaps.notes)))
         self.status_label.setText(
             self.tr("%1 · %2 · %3 entries · %4 on the active path · %5 compactions")
             .replace("%1", t.path.name).replace("%2", t.format).replace("%3", f"{len(t.entries):,}")

@@ -80,16 +80,20 @@ def test_codex_malformed_lines_become_diagnostics_and_the_rest_loads() -> None:
     assert t.entries[1].message is not None and t.entries[1].message.text == "caf\ufffd"
 
 
-def test_claude_code_files_are_never_written(tmp_path: Path) -> None:
+def test_claude_code_files_are_never_written_into(tmp_path: Path) -> None:
+    """An append is refused; a successor is a new session beside it, the original as it was."""
     path = tmp_path / f"{CC_SID}.jsonl"
     path.write_bytes(jl(user("u1", None, "hi"), asst("a1", "u1", [{"type": "text", "text": "x"}])))
     before = path.read_bytes()
     t = load_transcript(path)
     record = CompactionRecord(summary="S", first_kept_entry_id=None, tokens_before=1)
-    for mode in ("successor", "append"):
-        with pytest.raises(PersistError, match="claude-code"):
-            write_compaction(t, record, mode, store_path=None)  # type: ignore[arg-type]
-    assert path.read_bytes() == before and sorted(tmp_path.iterdir()) == [path]
+    with pytest.raises(PersistError, match="never into the original file"):
+        write_compaction(t, record, "append", store_path=None)
+    assert sorted(tmp_path.iterdir()) == [path]
+    result = write_compaction(t, record, "successor", store_path=None)
+    assert path.read_bytes() == before
+    assert sorted(tmp_path.iterdir()) == sorted([path, *result.written])
+    assert result.written[0].name == f"{result.session_id}.jsonl"
 
 
 _JSON = st.recursive(

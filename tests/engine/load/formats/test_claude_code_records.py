@@ -60,3 +60,15 @@ def test_forensics_take_trigger_and_sizes_from_compact_metadata() -> None:
     # 12,591 -> 2,699 as Claude Code measured: smaller, whatever the estimates say
     assert all("summary-not-smaller" not in f.flags for f in found)
     assert all("far-below-threshold" not in f.flags for f in found)
+
+
+def test_memory_health_gives_the_sizes_claude_code_measured() -> None:
+    from sessionlens.engine.lineage.memory_health import examine_memory
+
+    rows = [json.loads(line) for line in MAIN.read_text().splitlines()]
+    recorded = {r["uuid"]: (r["compactMetadata"]["preTokens"], r["compactMetadata"]["postTokens"])
+                for r in rows if r.get("subtype") == "compact_boundary"}
+    health = examine_memory(load_transcript(MAIN), DEFAULT_SETTINGS, store_record=None)
+    assert {c.compaction_id: (c.tokens_before_recorded, c.tokens_after_recorded)
+            for c in health.compactions} == recorded
+    assert all("summary-not-smaller" not in c.flags for c in health.compactions)

@@ -140,9 +140,12 @@ def _health_lines(health: MemoryHealth) -> list[str]:
     lines = [f"  memory health  {len(health.compactions)} compaction(s), worst first:"]
     for c in health.compactions:
         cov = ", ".join(f"{k.cls} {k.found}/{k.total}" for k in c.coverage) or "nothing to cover"
+        size = (f"context {c.tokens_before_recorded:,} -> {c.tokens_after_recorded:,} tokens "
+                "as the agent measured it" if c.tokens_after_recorded is not None
+                and c.tokens_before_recorded is not None else
+                f"~{c.tokens_replaced:,} tokens replaced by ~{c.summary_tokens:,}")
         lines.append(f"    {c.severity.upper():<8} #{c.number} {c.compaction_id} "
-                     f"{(c.timestamp or '')[:16]}  {c.trigger}: ~{c.tokens_replaced:,} tokens "
-                     f"replaced by ~{c.summary_tokens:,}; {cov}")
+                     f"{(c.timestamp or '')[:16]}  {c.trigger}: {size}; {cov}")
         lines.extend(f"             {HEALTH_FLAG_TEXT[k]}: {d}"
                      for k, d in zip(c.flags, c.flag_details, strict=True))
     return lines

@@ -51,6 +51,7 @@ from sessionlens.engine.persist.continuation import refuse_second_successor
 from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
+from sessionlens.engine.persist.successor import require_writable
 from sessionlens.engine.persist.writer import WriteMode, check_lock
 from sessionlens.engine.plan.fit import not_smaller_note
 from sessionlens.engine.plan.planner import CompactionPlan
@@ -227,7 +228,7 @@ def _dry_run(transcript: Transcript, outcome: CompactionOutcome, mode: WriteMode
         return prepare_write(transcript, outcome, mode,
                              keep_retry_copies=keep_retry_copies), None
     except PersistError as exc:
-        return None, str(exc)
+        return None, exc.reason  # the path is said once, by the error raised with it
 
 
 def _preview(args: argparse.Namespace, transcript: Any, plan: Any,
@@ -257,7 +258,10 @@ def run(args: argparse.Namespace) -> int:
     opened = open_transcript(args.file, overrides_from_args(args))
     transcript = opened.transcript
     if args.write != "none" and not args.preview:
-        check_lock(transcript.path)  # refuse before spending a model call, not after
+        # refuse before spending a model call, not after: a format or mode SessionLens
+        # cannot write, a lock another process holds, a continuation already written
+        require_writable(transcript, args.write)
+        check_lock(transcript.path)
         if not args.allow_second_successor:
             refuse_second_successor(transcript.path)  # checked again under the lock
     # pins first: remembered even when there turns out to be nothing to compact yet

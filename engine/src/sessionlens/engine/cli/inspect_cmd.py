@@ -87,7 +87,8 @@ def _tokens(t: Transcript, report: TokenReport, cache: CountCache | None) -> dic
         "recorded_context": None if recorded is None else {
             "request_id": recorded.request_id, "line": recorded.line,
             "exact": recorded.exact, "system": recorded.system, "tools": recorded.tools,
-            "messages": recorded.messages},
+            "messages": recorded.messages, "message_count": recorded.message_count,
+            "tool_names": list(recorded.tool_names)},
         "estimate": report.estimate_context,
         "estimate_openclaw": report.estimate_context_openclaw,
         "agent_rule": report.agent_rule,

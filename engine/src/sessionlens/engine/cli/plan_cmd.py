@@ -140,8 +140,9 @@ def _human(path: Path, opened: OpenedTranscript, s: dict[str, Any]) -> list[str]
              f"{L['context_window']} {s['context_window']:,}, {L['threshold']} "
              f"{s['threshold']:,} -> {_due_words(s)}",
              *(trigger_lines(s) if "trigger" in s else []),
-             f"  cut           {L['first_kept_entry_id']} {kept}  ({s['cut_rule']}, keep "
-             f"{s['keep_recent_tokens']:,})",
+             f"  cut           {L['first_kept_entry_id']} {kept}  ({s['cut_rule']}"
+             + (", keeps its newest round)" if s["cut_rule"] == "claude-code-2.1" else
+                f", keep {s['keep_recent_tokens']:,})"),
              f"                {s['cut_reason']}",
              f"  summarize     {s['entries_summarized']:,} {L['entries_summarized']} in "
              f"{len(s['chunks'])} chunk(s) of at most {s['max_chunk_tokens']:,} tokens"]

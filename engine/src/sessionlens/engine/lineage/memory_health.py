@@ -20,7 +20,7 @@ from sessionlens.engine.audit.recorded import ChainAudit, audit_every_compaction
 from sessionlens.engine.audit.report import AuditReport, ClassCoverage
 from sessionlens.engine.errors import LoadError
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.model import Transcript
+from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.precheck import PrecheckPreview, preview_precheck
 
 from .flush_store import session_record
@@ -92,6 +92,8 @@ class CompactionHealth:
     span_source: Path | None
     #: The audit itself (the Audit view shows it whole).
     audit: AuditReport
+    #: The context after it as the agent measured it (Claude Code's ``postTokens``), or None.
+    tokens_after_recorded: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +119,11 @@ class MemoryHealth:
 
     def get(self, compaction_id: str) -> CompactionHealth | None:
         return next((c for c in self.compactions if c.compaction_id == compaction_id), None)
+
+
+def _recorded_after(entry: Entry) -> int | None:
+    after = entry.extra.get("post_tokens")
+    return after if type(after) is int else None
 
 
 def trigger_reason(f: CompactionForensics) -> str:
@@ -202,7 +209,8 @@ def memory_health(transcript: Transcript, forensics: Sequence[CompactionForensic
             flush_status=cycle.status if cycle is not None else None,
             flush_reason=cycle.reason if cycle is not None else None,
             flush_detail=cycle.detail if cycle is not None else "",
-            span_source=audited.span_source, audit=report))
+            span_source=audited.span_source, audit=report,
+            tokens_after_recorded=_recorded_after(entry)))
     rows.sort(key=lambda c: (_SEVERITY_RANK[c.severity], -c.tokens_replaced, -len(c.flags),
                              c.number))
     applies = _flush_applies(flush)
@@ -256,6 +264,8 @@ def memory_health_json(health: MemoryHealth) -> dict[str, Any]:
             "trigger": c.trigger, "trigger_reason": c.trigger_reason,
             "tokens_replaced": c.tokens_replaced, "summary_tokens": c.summary_tokens,
             "summary_chars": c.summary_chars,
+            "tokens_before_recorded": c.tokens_before_recorded,
+            "tokens_after_recorded": c.tokens_after_recorded,
             "coverage": {k.cls: {"found": k.found, "total": k.total} for k in c.coverage},
             "audit_passed": c.audit_passed, "dropped": c.dropped, "flags": list(c.flags),
             "flag_details": list(c.flag_details), "severity": c.severity,

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Literal
 
 from sessionlens.engine.errors import FileChangedError, PersistError
+from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.tokens.context import context_estimate
 
+from .agent_writers import agent_writer
 from .checkpoints import checkpoint_path_for, compacted_since_load, moved_on_from
 from .continuation import existing_successors
 from .guard import read_unchanged_bytes
@@ -81,8 +83,9 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     Raises ``PersistError`` (or a subclass: the file changed, it is not writable) exactly
     where the write itself would refuse, before anything is written.
     """
-    require_writable(transcript)
+    require_writable(transcript, mode)
     data = read_unchanged_bytes(transcript)
+    own_format = agent_writer(transcript.format) is not None
     folder = transcript.path.absolute().parent
     store = find_store(folder) if store_path == "auto" else store_path
     # the refusals the write makes under its lock, made here first so the dialog says so
@@ -99,9 +102,9 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     successors = existing_successors(transcript.path)
     names = choose_names(transcript, now)
     checkpoint = checkpoint_path_for(transcript, names.checkpoint_id)
-    files = [PlannedFile("checkpoint", checkpoint,
-                         f"a copy of {transcript.path.name} as it is now ({len(data):,} bytes), "
-                         "for undo")]
+    files = [] if own_format else [PlannedFile(
+        "checkpoint", checkpoint,
+        f"a copy of {transcript.path.name} as it is now ({len(data):,} bytes), for undo")]
     if mode == "successor":
         content = build_successor(transcript, data, record, names=names)
         target, after_bytes = folder / content.file_name, content.data()
@@ -116,7 +119,13 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
     after = load_transcript_bytes(after_bytes, target)
     tokens_after = context_estimate(after)
-    if mode == "successor":
+    if own_format:
+        files.append(PlannedFile(
+            "successor", target,
+            f"new {agent_name(transcript.format)} session {session_id}: the compaction "
+            f"{comp_id} and its summary, {len(after.entries):,} entries ({removed:,} messages "
+            f"of the original left out); {transcript.path.name} stays as it is"))
+    elif mode == "successor":
         files.append(PlannedFile(
             "successor", target,
             f"new transcript: {len(after.entries):,} entries ({removed:,} of the original left "
@@ -124,7 +133,7 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     else:
         files.append(PlannedFile("append", target, f"the compaction {comp_id} appended as the "
                                  "last line; every existing line stays as it is"))
-    if store is not None:
+    if store is not None and not own_format:
         _, obj = read_store_object(Path(store))
         keys = matching_session_keys(obj, transcript.path, transcript.session_id)
         if keys:

@@ -177,13 +177,23 @@ def _checkpoint_name(transcript: Transcript, names: WriteNames) -> str:
     return checkpoint_path_for(transcript, names.checkpoint_id).name
 
 
-def require_writable(transcript: Transcript) -> None:
-    """Refuse, naming the agent, to write into a file of any format but pi's own."""
+def require_writable(transcript: Transcript, mode: str = "successor") -> None:
+    """Refuse, naming the agent, a write SessionLens cannot do: into a file of a format it
+    has no writer for, or one its agent's writer (``agent_writers``) refuses."""
+    from .agent_writers import agent_writer
+
+    writer = agent_writer(transcript.format)
+    if writer is not None:
+        reason = writer.refusal(transcript, mode)
+        if reason is not None:
+            raise PersistError(transcript.path, reason)
+        return
     if transcript.format not in PI_FORMATS:
         agent = agent_name(transcript.format)
-        raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), which SessionLens "
-                           "never writes into (only OpenClaw/pi files); a compaction of it can "
-                           "be previewed and exported, not written")
+        raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), "
+                           "which SessionLens never writes into (it writes pi, OpenClaw and "
+                           "Claude Code sessions); a compaction of it can be previewed and "
+                           "exported, not written")
     if transcript.header is None:
         raise PersistError(transcript.path, "the file has no session header line, so "
                            "SessionLens cannot write a successor or append to it")
@@ -307,6 +317,11 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
                     ) -> SuccessorContent:
     """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
     require_writable(transcript)
+    from .agent_writers import agent_writer
+
+    writer = agent_writer(transcript.format)
+    if writer is not None:
+        return writer.build(transcript, data, record, names or choose_names(transcript, now))
     assert transcript.header is not None
     copies = planned_retry_copies(transcript, record, lambda e: entry_bytes(data, e))
     removed, first_kept = _removed_ids(transcript, record, copies)
@@ -355,7 +370,7 @@ def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord
     v1 files are refused: pi re-migrates a v1 file on every load with fresh ids, so an
     appended v3 entry could not name its kept entries there; write a successor instead.
     """
-    require_writable(transcript)
+    require_writable(transcript, "append")
     if transcript.format == "pi-v1":
         raise PersistError(transcript.path, "cannot append to a v1 (pi legacy) transcript: "
                            "its ids are re-generated on every load; write a successor")

@@ -105,6 +105,12 @@ def plan_undo(transcript: Transcript, compaction_id: str | None = None) -> UndoP
     if not isinstance(own, dict):
         raise PersistError(transcript.path, f"compaction {compaction_id} was not written by "
                            "SessionLens, so there is no checkpoint of ours to go back to")
+    if "checkpoint" not in own and isinstance(own.get("original"), str):
+        # another agent's successor (agent_writers): a new session, the original as it was
+        raise PersistError(transcript.path, f"compaction {compaction_id} was written as a new "
+                           f"session beside {Path(own['original']).name}, which was never "
+                           f"changed: to go back, resume that session "
+                           f"({own.get('originalSessionId') or 'its id is its file name'})")
     folder = transcript.path.absolute().parent
     store = find_store(folder)
     name = own.get("checkpoint")

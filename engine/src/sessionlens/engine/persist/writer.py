@@ -32,6 +32,7 @@ from sessionlens.engine._io.atomic import (
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.model import Transcript
 
+from .agent_writers import agent_writer
 from .checkpoints import (
     PostCompaction,
     checkpoint_store_edit,
@@ -105,6 +106,17 @@ Prepare = Callable[[Transcript, bytes, CompactionRecord, WriteNames],
                    tuple[PostCompaction, Callable[[], object]]]
 
 
+def _write_agent_successor(transcript: Transcript, record: CompactionRecord, names: WriteNames,
+                           sha256: str | None) -> PostCompaction:
+    """Under the transcript's lock, the file unchanged since it was loaded: the successor
+    written atomically, refusing to replace a file of that name."""
+    with hold_lock(transcript.path):
+        data = read_unchanged_bytes(transcript, sha256=sha256)
+        post, write = _prepare_successor(transcript, data, record, names)
+        write()
+    return post
+
+
 def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: Prepare,
                  now: datetime | None, sha256: str | None,
                  allow_second_successor: bool = False) -> PostCompaction:
@@ -160,7 +172,16 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     """
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
-    require_writable(transcript)
+    require_writable(transcript, mode)
+    if agent_writer(transcript.format) is not None:
+        # another agent's own format (agent_writers): the successor alone, a new session
+        # beside the original, which stays as it is (no checkpoint needed, no store)
+        post = _write_agent_successor(transcript, record, names or choose_names(transcript, now),
+                                      sha256)
+        return WriteResult(written=(post.path,), successor_path=post.path,
+                           compaction_entry_id=post.compaction_entry_id,
+                           session_id=post.session_id,
+                           first_kept_entry_id=post.first_kept_entry_id)
     folder = transcript.path.absolute().parent
     store = find_store(folder) if store_path == "auto" else store_path
     created: list[Path] = []

@@ -55,6 +55,9 @@ class RecordedContext:
     messages: int
     #: ``exact`` minus the exact count of the replayed context before the reported turn.
     outside_transcript: int
+    #: How many messages the request held, and the names of the tools it offered.
+    message_count: int = 0
+    tool_names: tuple[str, ...] = ()
 
 
 def recorded_context(transcript: Transcript, report: TokenReport) -> RecordedContext | None:
@@ -82,4 +85,5 @@ def recorded_context(transcript: Transcript, report: TokenReport) -> RecordedCon
         before += counted.exact if counted is not None else 0
     total = sum(sizes)
     return RecordedContext(request.id, request.line, report.encoding, total, sizes[0],
-                           sizes[1], sizes[2], total - before)
+                           sizes[1], sizes[2], total - before, len(request.messages),
+                           tuple(str(t.get("name") or "") for t in request.tools))

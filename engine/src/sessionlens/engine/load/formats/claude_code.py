@@ -60,7 +60,13 @@ from .claude_code_blocks import (
     text_of,
     tool_result_blocks,
 )
-from .claude_code_records import KNOWN_KINDS, RecordPool, boundary_facts
+from .claude_code_records import (
+    KNOWN_KINDS,
+    RecordPool,
+    boundary_facts,
+    subagent_gaps,
+    subagent_parent_id,
+)
 from .jsonl import JsonLine, parse_with
 
 __all__ = ["FORMAT", "parse", "subagent_parent_id"]
@@ -68,13 +74,6 @@ __all__ = ["FORMAT", "parse", "subagent_parent_id"]
 FORMAT: Format = "claude-code"
 _API = "anthropic-messages"
 _PROVIDER = "anthropic"
-
-
-def subagent_parent_id(path: Path) -> str | None:
-    """The parent session id of a ``<session>/subagents/agent-*.jsonl`` file, else None."""
-    if path.parent.name == "subagents" and path.name.startswith("agent-"):
-        return path.parent.parent.name or None
-    return None
 
 
 def _freeze(extra: dict[str, Any]) -> Mapping[str, Any]:
@@ -367,7 +366,9 @@ class _Reader:
         if self.has_main:
             for at in self.sidechain_at:
                 self.entries[at] = dataclasses.replace(self.entries[at], append_mode="side")
-        return ParsedFile(FORMAT, self._header(), tuple(self.entries), tuple(self.diags))
+        header = self._header()
+        return ParsedFile(FORMAT, header, tuple(self.entries), tuple(self.diags),
+                          subagent_gaps(self.path, header.extra.get("parent_session_id")))
 
     def _header(self) -> SessionHeader:
         first = self.first

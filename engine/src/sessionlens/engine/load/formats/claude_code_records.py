@@ -28,14 +28,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import orjson
 
-from sessionlens.engine.model import Entry
+from sessionlens.engine.model import Entry, FormatGaps
 
 __all__ = ["KNOWN_KINDS", "CostState", "RecordedRequest", "RecordPool", "boundary_facts",
-           "last_cost", "message_hash", "recorded_requests", "request_parts"]
+           "last_cost", "message_hash", "recorded_requests", "request_parts", "subagent_gaps",
+           "subagent_parent_id"]
 
 #: Every line type Claude Code writes that this reader knows (others get one diagnostic each).
 KNOWN_KINDS = frozenset({
@@ -45,6 +47,22 @@ KNOWN_KINDS = frozenset({
     "api-request", "api-request-shape", "api-request-blob", "cost-state", "atis-latch",
     "mode", "tools-used", "content-replacement",
 })
+
+
+def subagent_parent_id(path: Path) -> str | None:
+    """The parent session id of a ``<session>/subagents/agent-*.jsonl`` file, else None."""
+    if path.parent.name == "subagents" and path.name.startswith("agent-"):
+        return path.parent.parent.name or None
+    return None
+
+
+def subagent_gaps(path: Path, parent: Any) -> FormatGaps:
+    """A compaction subagent file (``agent-acompact-*``) says whose it is; others nothing."""
+    if not (path.name.startswith("agent-acompact-") and parent):
+        return FormatGaps()
+    return FormatGaps("Claude Code", (), (
+        f"Claude Code's compaction subagent of session {parent}: its last message is the "
+        "summary of one of that session's compactions (inspect names which)",))
 
 
 def boundary_facts(meta: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
