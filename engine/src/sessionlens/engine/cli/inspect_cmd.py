@@ -2,7 +2,8 @@
 
 Counting rules (DESIGN.md): ``entries`` leaves out the header; ``by_type`` and ``by_role``
 count the whole file (every branch); ``active_path_length`` is the path leaf -> root;
-``context_messages`` is the replayed context, a compaction summary counting as one;
+``context_messages`` is the replayed context, a compaction summary counting as one, and
+``context`` the same as ``{role, text}`` items (``load.context_text``);
 unreadable lines appear only under ``diagnostics``.
 
 Tokens: the replayed context is always counted exactly; the rest of the file only with
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.load.context_text import context_texts
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
@@ -122,6 +124,8 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
         "leaf_id": t.leaf_id,
         "active_path_length": len(t.active_path),
         "context_messages": len(t.context),
+        # what the agent's model sees, in order: hold it against a request the agent sent
+        "context": context_texts(t),
         "labels": dict(t.labels),
         "tokens": _tokens(t, report, cache),
         "file_size": t.file_size,

@@ -188,9 +188,15 @@ def collect_file_ops(entries: Sequence[Entry], previous: Entry | None) -> FileOp
 def context_window_of(entries: Sequence[Entry], settings: CompactionSettings,
                       header: SessionHeader | None = None) -> int:
     """The window the agent worked with at the end of ``entries``: the settings' override,
-    else the model of the last real assistant turn or model change, else the header's."""
+    else the newest window the file records (an entry's ``extra["context_window"]``, e.g.
+    Codex's ``model_context_window``), else the model of the last real assistant turn or
+    model change, else the header's."""
     if settings.context_window:
         return int(settings.context_window)
+    for entry in reversed(entries):
+        recorded = entry.extra.get("context_window")
+        if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded > 0:
+            return recorded
     provider = model = None
     for entry in reversed(entries):
         msg = entry.message
