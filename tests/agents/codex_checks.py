@@ -40,11 +40,26 @@ def cuts_after_compactions(path: Path) -> list[int]:
 
 
 def load_prefix(path: Path, n_lines: int, where: Path) -> Transcript:
-    """The first ``n_lines`` lines of the rollout, loaded from a copy under ``where``."""
-    where.mkdir(parents=True, exist_ok=True)
-    copy = where / path.name
+    """The first ``n_lines`` lines of the rollout, loaded from a copy under ``where`` (in a
+    Codex home of its own with the original's ``config.toml``, when it has one)."""
+    config = path.parents[4] / "config.toml" if len(path.parents) > 4 else None
+    folder = where
+    if config is not None and config.is_file():
+        folder = where / "sessions" / path.parents[2].name / path.parents[1].name / \
+            path.parent.name
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "config.toml").write_bytes(config.read_bytes())
+    folder.mkdir(parents=True, exist_ok=True)
+    copy = folder / path.name
     copy.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:n_lines]))
     return load_transcript(copy)
+
+
+def compaction_output_lines(path: Path) -> list[int]:
+    """0-based line numbers of the summarizing calls' answers (``compaction_output``): the
+    rollout before one is the history Codex sent that compaction request."""
+    return [i for i, o in enumerate(rollout_lines(path))
+            if (o.get("metadata") or {}).get("compaction_output")]
 
 
 def replay_matches(transcript: Transcript, sent: list[dict[str, Any]]) -> list[str]:

@@ -32,6 +32,7 @@ from .chunks import (
     is_oversized_for_summary,
     max_chunk_tokens,
 )
+from .cut_codex import codex_plan
 from .cutpoints import (
     CutPoint,
     Preparation,
@@ -125,6 +126,9 @@ class CompactionPlan:
     #: drop it unsummarized; empty under OpenClaw 2026.9, whose region holds it). Summarized
     #: ahead of ``summarize_entry_ids`` (the first ``chunks``) and audited with them.
     carried_tail_entry_ids: tuple[str, ...] = ()
+    #: Summarized entries the agent copies back verbatim after its summary (Codex: the recent
+    #: user messages up to its budget, ``cut_codex.codex_keep``), oldest first.
+    copied_entry_ids: tuple[str, ...] = ()
 
     @property
     def summarized_entry_ids(self) -> tuple[str, ...]:
@@ -354,7 +358,7 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
     msg_estimates = [t for _, t in messages]
     ratio = compute_adaptive_chunk_ratio(msg_estimates, window)
     chunk_max = max_chunk_tokens(window, ratio)
-    return CompactionPlan(
+    plan = CompactionPlan(
         should_compact=check is not None and settings.should_compact(check, window),
         context_tokens=context_tokens,
         context_window=window,
@@ -392,3 +396,4 @@ def plan_compaction(transcript: Transcript, settings: CompactionSettings, *,
         keep_recent_applied=prep.keep_used,
         carried_tail_entry_ids=tuple(e.id for e in carried),
     )
+    return codex_plan(plan, path, estimates, transcript.header) if rule == "codex-0.17" else plan

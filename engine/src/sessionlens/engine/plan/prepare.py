@@ -13,6 +13,7 @@ from sessionlens.engine.errors import PlanError
 from sessionlens.engine.model import Entry
 from sessionlens.engine.tokens.estimate import EstimateRules
 
+from .cut_codex import codex_prepare
 from .cut_openclaw import openclaw_find_cut_point, openclaw_prepare
 from .cut_pi import pi_find_cut_point, pi_prepare
 from .cutpoints import (
@@ -88,4 +89,6 @@ def prepare_rule(path: Sequence[Entry], rule: str, keep: int, estimates: Sequenc
         return pi_prepare(path, keep, estimates)
     if rule == "openclaw-2026.9":
         return openclaw_prepare(path, keep, estimates, manual=manual)
+    if rule == "codex-0.17":
+        return codex_prepare(path, estimates)
     return _legacy_prepare(path, rule, keep, estimates)  # type: ignore[arg-type]

@@ -3,9 +3,10 @@
 Each rule is named by the agent and version whose published code it reproduces, so a plan
 can say "rule: openclaw-2026.9 (default for OpenClaw files)" and mean it. A pi or OpenClaw
 file gets its own agent's rule; a v3 file is told apart as pi or OpenClaw by
-``file_agent``. Claude Code and Codex compact by rules of their own (partly on their
-providers' servers) that SessionLens does not reproduce: their files are planned with the
-OpenClaw rule and the plan says so (``rule_note``).
+``file_agent``. A Codex file gets ``codex-0.17`` (``cut_codex``: Codex 0.17x's local
+compaction, checked against the 0.171.0 binary). Claude Code compacts by rules of its own
+that SessionLens does not reproduce here: its files are planned with the OpenClaw rule and
+the plan says so (``rule_note``).
 
 Pure: ``file_agent`` reads the transcript already loaded, never the disk; a caller that
 knows a ``sessions.json`` sits beside the file says so with ``store_beside``.
@@ -25,7 +26,7 @@ __all__ = [
     "CutRuleInfo", "default_cut_rule", "file_agent", "rule_label", "rule_note",
 ]
 
-CutRule = Literal["pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames"]
+CutRule = Literal["pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames", "codex-0.17"]
 FileAgent = Literal["pi", "openclaw", "claude-code", "codex"]
 
 AGENT_NAMES: Mapping[str, str] = MappingProxyType({
@@ -60,6 +61,14 @@ CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for inf
         "pi-2025.12", "pi", "pi as of December 2025 (reproduces sample 01's recorded cuts)",
         "older pi: only a user message starts the kept part, sized by reported usage deltas"),
     CutRuleInfo(
+        "codex-0.17", "codex", "@openai/codex 0.170-0.171 (codex-rs core/src/compact.rs; "
+        "checked against the 0.171.0 binary)",
+        "Codex's own compaction: the whole history is summarized with Codex's compact prompt; "
+        "the recent user messages (up to 20,000 tokens, the oldest kept one cut to fit) are "
+        "copied back, then the initial context and the summary behind Codex's handoff "
+        "prefix; automatic at model_auto_compact_token_limit (config.toml), else 90% of the "
+        "model's window"),
+    CutRuleInfo(
         "tool-frames", "sessionlens", "SessionLens (no published agent)",
         "SessionLens's conservative cut: pi's walk, moved back to the start of a tool "
         "call/result frame it stops in, so at least keepRecentTokens stay and no kept result "
@@ -70,7 +79,7 @@ CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for inf
 DEFAULT_CUT_RULE: CutRule = "openclaw-2026.9"
 _AGENT_RULE: Mapping[str, CutRule] = MappingProxyType({
     "pi": "pi-0.58", "openclaw": "openclaw-2026.9", "claude-code": "openclaw-2026.9",
-    "codex": "openclaw-2026.9"})
+    "codex": "codex-0.17"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +155,9 @@ def rule_note(rule: str, agent: str) -> str:
     info = CUT_RULES.get(rule)
     if info is None or info.agent == agent:
         return ""
-    if agent in ("claude-code", "codex"):
+    if agent == "claude-code":
         name = AGENT_NAMES[agent]
-        how = ("Claude Code summarizes the conversation itself and continues from that summary"
-               if agent == "claude-code" else
-               "Codex replaces the history with what its compaction returns, partly computed on "
-               "the model provider's servers")
+        how = "Claude Code summarizes the conversation itself and continues from that summary"
         return (f"{name} compacts by its own rules, which SessionLens does not reproduce ({how}); "
                 f"this plan uses the {rule} rule, so it shows where "
                 f"{AGENT_NAMES.get(info.agent, info.agent)} would cut, not {name}")

@@ -29,13 +29,15 @@ order (the leaf is the last line). Mapping decisions:
   ``context_window``; ``task_complete`` with an ``error`` is a failed assistant turn;
   ``world_state``, ``token_usage_record``, ``thread_settings_applied`` and ``item_completed``
   are entries of their own (never in the context); record kinds this reader does not know are
-  named once per kind in the diagnostics.
+  named once per kind in the diagnostics. ``model_auto_compact_token_limit`` of the Codex
+  home's ``config.toml`` (four folders up) is the header's ``auto_compact_token_limit``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import tomllib
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -57,7 +59,7 @@ from .codex_compacted import read_replacement
 from .codex_items import item_message, usage_parts
 from .jsonl import JsonLine, parse_with
 
-__all__ = ["FORMAT", "parse", "rollout_session_id"]
+__all__ = ["FORMAT", "codex_config_limit", "parse", "rollout_session_id"]
 
 FORMAT: Format = "codex"
 _ROLLOUT_ID = re.compile(
@@ -103,6 +105,23 @@ def _as_sent(text: str, cli_version: str) -> str:
                 break
         text = text[:at + 1] + text[end:]
     return text
+
+
+def codex_config_limit(path: Path) -> tuple[int, str] | None:
+    """``model_auto_compact_token_limit`` of the ``config.toml`` of the Codex home a rollout
+    lies in (``<home>/sessions/YYYY/MM/DD/rollout-*.jsonl``), with where it was read."""
+    parents = path.parents
+    if len(parents) < 5 or parents[3].name not in ("sessions", "archived_sessions"):
+        return None
+    config = parents[4] / "config.toml"
+    try:
+        data = tomllib.loads(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    limit = data.get("model_auto_compact_token_limit")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        return limit, f"model_auto_compact_token_limit in {config}"
+    return None
 
 
 def _freeze(extra: dict[str, Any]) -> Mapping[str, Any]:
@@ -200,6 +219,9 @@ class _Reader:
             p.get("model_provider"), str) else None
         stamp = p.get("timestamp") if isinstance(p.get("timestamp"), str) else ts
         cwd = p.get("cwd") if isinstance(p.get("cwd"), str) else None
+        limit = codex_config_limit(self.path)
+        if limit is not None:
+            extra["auto_compact_token_limit"], extra["auto_compact_token_limit_source"] = limit
         if isinstance(instructions, str):
             extra["base_instructions_chars"] = len(instructions)
             extra["sent_first"] = {"role": "developer", "text": _as_sent(
