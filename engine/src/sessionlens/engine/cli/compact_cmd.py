@@ -48,6 +48,7 @@ from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
 from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
+from sessionlens.engine.persist.successor import require_writable
 from sessionlens.engine.persist.writer import WriteMode, check_lock
 from sessionlens.engine.plan.planner import CompactionPlan
 from sessionlens.engine.summarize.outbound import preview_prompts, provider_keys
@@ -250,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
     transcript = opened.transcript
     if args.write != "none" and not args.preview:
         check_lock(transcript.path)  # refuse before spending a model call, not after
+        require_writable(transcript, args.write)
     # pins first: remembered even when there turns out to be nothing to compact yet
     state = user_folders(args.basedir).state
     pinned = add_pins(transcript, args.pin, state) if args.pin else load_pins(transcript, state)

@@ -41,6 +41,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.model import Entry, FileOps, Transcript
 
+from .codex_successor import require_codex_writable
 from .lines import (
     dump_line,
     entry_bytes,
@@ -177,12 +178,17 @@ def _checkpoint_name(transcript: Transcript, names: WriteNames) -> str:
     return checkpoint_path_for(transcript, names.checkpoint_id).name
 
 
-def require_writable(transcript: Transcript) -> None:
-    """Refuse, naming the agent, to write into a file of any format but pi's own."""
+def require_writable(transcript: Transcript, mode: str = "successor") -> None:
+    """Refuse, naming the agent, to write into a file of any format but pi's own; a Codex
+    rollout gets a successor rollout of its own (``codex_successor``), never an append."""
+    if transcript.format == "codex":
+        require_codex_writable(transcript, mode)
+        return
     if transcript.format not in PI_FORMATS:
         agent = agent_name(transcript.format)
         raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), which SessionLens "
-                           "never writes into (only OpenClaw/pi files); a compaction of it can "
+                           "never writes into (only OpenClaw/pi files and Codex successors); a "
+                           "compaction of it can "
                            "be previewed and exported, not written")
     if transcript.header is None:
         raise PersistError(transcript.path, "the file has no session header line, so "
@@ -299,6 +305,9 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
                     ) -> SuccessorContent:
     """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
     require_writable(transcript)
+    if transcript.format == "codex":
+        raise PersistError(transcript.path, "a Codex rollout's successor is a rollout of its "
+                           "own (codex_successor), not a pi successor")
     assert transcript.header is not None
     copies = planned_retry_copies(transcript, record, lambda e: entry_bytes(data, e))
     removed, first_kept = _removed_ids(transcript, record, copies)
@@ -347,7 +356,7 @@ def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord
     v1 files are refused: pi re-migrates a v1 file on every load with fresh ids, so an
     appended v3 entry could not name its kept entries there; write a successor instead.
     """
-    require_writable(transcript)
+    require_writable(transcript, "append")
     if transcript.format == "pi-v1":
         raise PersistError(transcript.path, "cannot append to a v1 (pi legacy) transcript: "
                            "its ids are re-generated on every load; write a successor")

@@ -40,6 +40,7 @@ from .checkpoints import (
     plan_checkpoint,
     write_checkpoint,
 )
+from .codex_successor import codex_names, write_codex_successor
 from .guard import (
     LockInfo,
     check_lock,
@@ -107,7 +108,11 @@ Prepare = Callable[[Transcript, bytes, CompactionRecord, WriteNames],
 def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: Prepare,
                  now: datetime | None, sha256: str | None) -> PostCompaction:
     """One write step on its own (no checkpoint, no store), under the lock, file unchanged."""
-    require_writable(transcript)
+    require_writable(transcript, "append" if prepare is _prepare_append else "successor")
+    if transcript.format == "codex":
+        names = codex_names(transcript, now)
+        target = write_codex_successor(transcript, compaction, names, sha256=sha256)
+        return PostCompaction(names.session_id, target, "", "")
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
         post, write = prepare(transcript, data, compaction, choose_names(transcript, now))
@@ -149,7 +154,13 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     """
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
-    require_writable(transcript)
+    require_writable(transcript, mode)
+    if transcript.format == "codex":   # a new rollout beside the day's others; nothing else
+        names = names or codex_names(transcript, now)
+        target = write_codex_successor(transcript, record, names, sha256=sha256)
+        return WriteResult(written=(target,), successor_path=target,
+                           session_id=names.session_id, notes=tuple(
+                               recover_interrupted_write(transcript.path)))
     folder = transcript.path.absolute().parent
     store = find_store(folder) if store_path == "auto" else store_path
     created: list[Path] = []
