@@ -43,6 +43,9 @@ def find_cut_point(path: Sequence[Entry], start: int, end: int, keep_recent_toke
     finders = {"pi-0.58": pi_find_cut_point, "openclaw-2026.9": openclaw_find_cut_point,
                "tool-frames": frames_cut_point, "pi-2025.12": user_turns_cut_point}
     finder = finders.get(rule)
+    if rule == "codex-0.17":
+        raise PlanError("codex-0.17 has no keepRecentTokens cut: Codex summarizes the whole "
+                        "history (plan it with plan_compaction)")
     if finder is None:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
     return finder(path, start, end, keep_recent_tokens, estimates)
