@@ -150,6 +150,11 @@ def _recorded_window(transcript: Transcript) -> Setting | None:
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             what = entry.extra.get("codex_type") or entry.type
             return Setting(value, f"recorded in the file ({what}, entry {entry.id})")
+    header = transcript.header
+    value = header.extra.get("context_window") if header is not None else None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        assert header is not None
+        return Setting(value, str(header.extra.get("context_window_source") or "the header"))
     return None
 
 

@@ -143,6 +143,8 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     recorded = comp.extra.get("trigger")   # the agent's own word, where the file has it
     if recorded == "manual":
         trigger = "manual"
+    elif recorded == "overflow":
+        trigger = "overflow-retry"
     elif recorded == "auto" and trigger == "manual":
         trigger = "threshold"
     kept_id = comp.first_kept_entry_id
