@@ -217,7 +217,8 @@ def test_append_refuses_v1_and_foreign_formats(tmp_path: Path) -> None:
     ([{"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "cwd": "/w"}},
       {"timestamp": "t", "type": "response_item",
        "payload": {"type": "message", "role": "user", "content": []}}],
-     r"this is a Codex transcript \(codex\), which SessionLens never writes"),
+     # a Codex rollout gets a rollout of its own, in a Codex home, never an append
+     r"a Codex rollout is never appended to|not in a Codex home's sessions/YYYY/MM/DD/"),
     ([{"type": "message", "id": "u1", "parentId": None, "timestamp": "t",
        "message": {"role": "user", "content": "hi"}}],
      r"the file has no session header line"),

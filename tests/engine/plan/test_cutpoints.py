@@ -18,8 +18,12 @@ from sessionlens.engine.plan.cutpoints import (
     snap_user_cut,
 )
 from sessionlens.engine.plan.prepare import find_cut_point
-from sessionlens.engine.plan.rules import CUT_RULES
+from sessionlens.engine.plan.rules import CUT_RULES as ALL_RULES
 from sessionlens.engine.tokens.counts import estimate_entry_tokens
+
+#: The rules that cut by keepRecentTokens (codex-0.17 summarizes the whole history and has no
+#: positional cut: tests/engine/plan/test_cut_codex.py)
+CUT_RULES = {name: info for name, info in ALL_RULES.items() if name != "codex-0.17"}
 
 #: Rules that never leave a kept tool result without its call.
 FRAME_SAFE_RULES = ("tool-frames", "pi-2025.12")

@@ -41,7 +41,7 @@ def _at(path: str) -> Transcript:
 
 def test_every_rule_is_named_by_agent_and_version_and_described() -> None:
     assert set(CUT_RULES) == {"pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames",
-                              "claude-code-2.1"}
+                              "claude-code-2.1", "codex-0.17"}
     for name, info in CUT_RULES.items():
         assert info.name == name and info.description and info.source
         if info.agent != "sessionlens":
@@ -49,6 +49,7 @@ def test_every_rule_is_named_by_agent_and_version_and_described() -> None:
     assert "0.58.3" in CUT_RULES["pi-0.58"].source
     assert "2026.9.6" in CUT_RULES["openclaw-2026.9"].source
     assert "2.1.332" in CUT_RULES["claude-code-2.1"].source
+    assert "0.171.0" in CUT_RULES["codex-0.17"].source
     assert DEFAULT_CUT_RULE in CUT_RULES
 
 
@@ -88,7 +89,7 @@ def test_v3_files_are_told_apart_by_what_only_openclaw_writes() -> None:
     assert file_agent(pi_dir).agent == "pi"
 
 
-def test_claude_code_files_get_their_own_rule_and_codex_files_say_theirs_is_not() -> None:
+def test_claude_code_and_codex_files_get_their_own_rules() -> None:
     cc = cc_load(user("u1", None, "hello " * 400), asst("a1", "u1", [{"type": "text", "text":
                                                                           "hi " * 400}]),
                  user("u2", "a1", "more " * 400),
@@ -100,8 +101,11 @@ def test_claude_code_files_get_their_own_rule_and_codex_files_say_theirs_is_not(
     other = plan_compaction(cc, SMALL, cut_rule="openclaw-2026.9")
     assert "Claude Code file planned with the openclaw-2026.9 rule" in other.rule_note
     cx = cx_load(META, TURN, text_msg("user", "x"), event("task_started"))
-    assert file_agent(cx).agent == "codex" and default_cut_rule(cx) == "openclaw-2026.9"
-    assert "Codex compacts by its own rules" in rule_note("openclaw-2026.9", "codex")
+    # Codex files get Codex's own rule; another rule is named as not theirs
+    assert file_agent(cx).agent == "codex" and default_cut_rule(cx) == "codex-0.17"
+    assert rule_note("codex-0.17", "codex") == ""
+    assert "Codex file planned with the openclaw-2026.9 rule" in rule_note(
+        "openclaw-2026.9", "codex")
 
 
 def test_the_default_rule_follows_the_file_and_the_note_says_when_it_does_not() -> None:

@@ -149,6 +149,22 @@ def _stated_window(transcript: Transcript, model: str | None) -> tuple[int, str]
     return None
 
 
+def _recorded_window(transcript: Transcript) -> Setting | None:
+    """The newest window the file itself records (``extra["context_window"]`` of an entry,
+    e.g. Codex's ``model_context_window``), before any model table or default."""
+    for entry in reversed(transcript.path_entries()):
+        value = entry.extra.get("context_window")
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            what = entry.extra.get("codex_type") or entry.type
+            return Setting(value, f"recorded in the file ({what}, entry {entry.id})")
+    header = transcript.header
+    value = header.extra.get("context_window") if header is not None else None
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        assert header is not None
+        return Setting(value, str(header.extra.get("context_window_source") or "the header"))
+    return None
+
+
 def _window(transcript: Transcript, overrides: Overrides, config: CompactionSettings,
             store_window: Setting | None) -> Setting:
     if overrides.context_window is not None:
@@ -158,6 +174,9 @@ def _window(transcript: Transcript, overrides: Overrides, config: CompactionSett
                        f"agents.defaults.contextTokens in {config.source or 'openclaw.json'}")
     if store_window is not None:
         return store_window
+    recorded = _recorded_window(transcript)
+    if recorded is not None:
+        return recorded
     model = agent_model(transcript)
     stated = _stated_window(transcript, model[1] if model else None)
     if stated is not None:

@@ -19,6 +19,7 @@ from fixtures.agent_lines import cx_load as load
 from fixtures.samples import sample_path
 from sessionlens.engine.audit.report import audit_compaction
 from sessionlens.engine.load.formats.codex import rollout_session_id
+from sessionlens.engine.load.formats.codex_compacted import SUMMARY_PREFIX
 from sessionlens.engine.load.formats.codex_items import CONTEXT_PREFIXES
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import ImageBlock, TextBlock, ThinkingBlock, ToolCallBlock
@@ -148,13 +149,39 @@ def test_compacted_is_a_compaction_with_its_replacement_history() -> None:
     first, second = t.compactions
     assert first.id == "00000005" and first.first_kept_entry_id == first.id
     assert first.tokens_before == 200000
-    assert first.summary is not None
-    assert "[user]\nask" in first.summary and "[assistant]\ndid it" in first.summary
-    assert "[compaction: opaque item, 5 chars]" in first.summary
-    assert first.extra["replacement_kinds"] == {"user": 1, "assistant": 1, "compaction": 1}
+    # a remote compaction: the summary is encrypted, the kept messages are no summary text
+    assert first.summary == "[compaction: encrypted summary, 5 chars]"
+    assert first.extra["summary_source"] == "encrypted" and first.extra["kept_items"] == 2
+    kept = [e for e in t.entries if e.extra.get("codex_type") == "compacted.replacement_history"]
+    assert [(e.id, e.message.role, e.message.text) for e in kept if e.message] == [
+        ("00000005.k000", "user", "ask"), ("00000005.k001", "assistant", "did it")]
+    assert first.extra["summary_after"] == "00000005.k001"
     assert second.summary == "Short summary of the work."
-    assert second.extra["summary_source"] == "message"
+    assert second.extra["summary_source"] == "message" and second.extra["kept_items"] == 0
     assert [(c.kind, c.entry_id) for c in t.context] == [("compaction_summary", "00000008")]
+
+
+def test_codex_local_compaction_summary_follows_the_kept_messages() -> None:
+    """Codex 0.17x: ``message`` is the summary; it closes ``replacement_history``."""
+    summary = SUMMARY_PREFIX + "\n## Goal\n- g"
+    history = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "ask"}]},
+        {"type": "message", "role": "developer",
+         "content": [{"type": "input_text", "text": "<permissions instructions>"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "more"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": summary}]},
+    ]
+    t = load(META, event("task_started", turn_id="t1", model_context_window=258400),
+             text_msg("user", "ask"), text_msg("assistant", "ok"),
+             event("token_count", info=usage(11141)),
+             rec("compacted", message=summary, replacement_history=history),
+             text_msg("user", "next"))
+    (c,) = t.compactions
+    assert c.summary == summary and c.extra["summary_body_chars"] == len("## Goal\n- g")
+    assert c.extra["trigger"] == "auto" and c.tokens_before == 11141
+    assert [(i.kind, i.role) for i in t.context] == [
+        ("message", "user"), ("message", "custom"), ("message", "user"),
+        ("compaction_summary", "compactionSummary"), ("message", "user")]
 
 
 def test_a_rollout_without_session_meta_takes_its_id_from_the_file_name() -> None:
@@ -168,7 +195,10 @@ def test_unknown_types_are_kept_as_entries() -> None:
     t = load(META, rec("future_line", x=1), item("ghost_snapshot", ghost_commit={}),
              event("mcp_tool_call_end", call_id="m1"))
     assert [e.type for e in t.entries] == ["future_line", "ghost_snapshot", "mcp_tool_call_end"]
-    assert t.context == () and t.diagnostics == ()
+    assert t.context == ()
+    # a record kind the reader does not know is named once, with its first line
+    assert [(d.line, d.severity, d.reason.split(":")[0]) for d in t.diagnostics] == [
+        (2, "warning", "future_line")]
 
 
 # ----------------------------------------------------------------------------- sample 09
@@ -206,8 +236,10 @@ def test_sample09_entry_and_role_counts(sample09: tuple[Path, list[dict[str, Any
     assert t.format == "codex" and t.diagnostics == ()
     assert raw[0]["type"] == "session_meta" and t.header is not None
     assert t.header.id == raw[0]["payload"]["id"] and t.header.cwd == raw[0]["payload"]["cwd"]
-    assert len(t.entries) == len(raw) - 1
-    roles: Counter[str] = Counter()
+    kept = [h for o in raw if o["type"] == "compacted"
+            for h in o["payload"].get("replacement_history") or [] if h["type"] != "compaction"]
+    assert len(t.entries) == len(raw) - 1 + len(kept)
+    roles: Counter[str] = Counter(_role_of(h) for h in kept)
     events: Counter[str] = Counter()
     for o in raw:
         if o["type"] == "response_item":
@@ -239,11 +271,12 @@ def test_sample09_compaction_and_tokens(sample09: tuple[Path, list[dict[str, Any
     assert c.tokens_before == counts[-1]
     assert c.line == at + 1 and c.first_kept_entry_id == c.id
     history = raw[at]["payload"]["replacement_history"]
-    assert c.extra["replacement_items"] == len(history)
-    for h in history:
-        for part in h.get("content") or []:
-            assert part.get("text", "") in (c.summary or "")
-    assert t.context[0].kind == "compaction_summary" and t.context[0].entry_id == c.id
+    # the kept messages follow the compaction as entries; the summary (encrypted) is none of them
+    assert c.extra["kept_items"] == len(history) - 1 and c.extra["summary_source"] == "encrypted"
+    enc = next(h for h in history if h["type"] == "compaction")["encrypted_content"]
+    assert c.summary == f"[compaction: encrypted summary, {len(enc)} chars]"
+    kinds = [i.kind for i in t.context]
+    assert kinds[len(history) - 1] == "compaction_summary" and kinds.count("compaction_summary") == 1
     # Reported tokens: the file ends on a token count whose usage sits on the last reply.
     last_count = [o for o in raw if o["type"] == "event_msg"
                   and o["payload"]["type"] == "token_count" and o["payload"]["info"]][-1]

@@ -115,7 +115,9 @@ def test_a_rewind_starts_a_branch_and_an_unknown_one_drops_everything() -> None:
     assert warn.line == 8 and "'nope'" in warn.reason and warn.severity == "warning"
 
 
-def test_a_set_that_drops_messages_is_a_compaction_with_the_new_ones_as_summary() -> None:
+def test_a_set_with_a_new_snapshot_is_a_compaction_whose_summary_is_the_snapshot() -> None:
+    """Gemini CLI 0.61: the compressed list is the snapshot (a user message), an ack, and
+    the recent messages it keeps; only the snapshot is summary, the rest replays in order."""
     summary = _user("sum", "<state_snapshot>did a, b</state_snapshot>")
     t = _load(META, _user("u1", "a"), _gemini("g1", "b"), _user("u2", "c"),
               _gemini("g2", "d", tokens=TOKENS),
@@ -123,10 +125,20 @@ def test_a_set_that_drops_messages_is_a_compaction_with_the_new_ones_as_summary(
                                      _gemini("g2", "d", tokens=TOKENS)]}},
               _user("u3", "next"))
     (c,) = t.compactions
-    assert c.summary is not None and "did a, b" in c.summary and "Got it." in c.summary
-    assert c.first_kept_entry_id == "u2" and c.tokens_before == 960
-    assert [i.entry_id for i in t.context] == [c.id, "u2", "g2", "u3"]
+    assert c.summary == "<state_snapshot>did a, b</state_snapshot>"
+    assert c.first_kept_entry_id == c.id and c.tokens_before == 960
+    assert [i.entry_id for i in t.context] == [c.id, "ack", "u2~2", "g2~2", "u3"]
     assert "sum" not in t.index
+
+
+def test_a_list_rewrite_without_a_snapshot_is_no_compaction() -> None:
+    """A resume rewrites the list (first to its opening message, then whole again)."""
+    t = _load(META, _user("u1", "a"), _gemini("g1", "b"),
+              {"$set": {"messages": [_user("u1", "a")]}},
+              {"$set": {"messages": [_user("u1", "a"), _gemini("g1", "b")]}},
+              _user("u2", "c"))
+    assert t.compactions == ()
+    assert [i.entry_id for i in t.context] == ["u1", "g1", "u2"]
 
 
 def test_a_compression_notice_is_a_compaction_with_the_token_drop() -> None:

@@ -2,7 +2,8 @@
 
 Counting rules (DESIGN.md): ``entries`` leaves out the header; ``by_type`` and ``by_role``
 count the whole file (every branch); ``active_path_length`` is the path leaf -> root;
-``context_messages`` is the replayed context, a compaction summary counting as one;
+``context_messages`` is the replayed context, a compaction summary counting as one, and
+``context`` the same as ``{role, text}`` items (``load.context_text``);
 unreadable lines appear only under ``diagnostics``.
 
 Tokens: the replayed context is always counted exactly; the rest of the file only with
@@ -22,6 +23,7 @@ from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
 from sessionlens.engine.lineage.compact_subagent import compaction_subagent_of
+from sessionlens.engine.load.context_text import context_texts
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.formats.claude_code_records import last_cost
 from sessionlens.engine.load.reader import load_transcript
@@ -114,20 +116,6 @@ def _cache_json(cache: CountCache | None) -> dict[str, Any]:
             "note": cache.note if cache is not None else None}
 
 
-def context_items(t: Transcript) -> list[dict[str, Any]]:
-    """The replayed context as the model sees it: ``{role, entry_id, text}`` in order (text
-    blocks joined by newlines; a summary with the agent's prefix)."""
-    # the summarizer's own conversion, imported here: parsing ``inspect`` imports no summarize
-    from sessionlens.engine.summarize.serialize import entry_to_llm_message
-
-    out: list[dict[str, Any]] = []
-    for item in t.context:
-        msg = entry_to_llm_message(t.entry(item.entry_id))
-        if msg is not None:
-            out.append({"role": msg.role, "entry_id": item.entry_id, "text": msg.text})
-    return out
-
-
 def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens: bool = False,
                     cache: CountCache | None = None) -> dict[str, Any]:
     """The ``inspect --json`` object for a loaded transcript (whole-file tokens on request)."""
@@ -150,7 +138,8 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
         "active_path_length": len(t.active_path),
         "active_path": list(t.active_path),
         "context_messages": len(t.context),
-        "context": context_items(t),
+        # what the agent's model sees, in order: hold it against a request the agent sent
+        "context": context_texts(t),
         "labels": dict(t.labels),
         "tokens": _tokens(t, report, cache),
         "cost": _cost_json(t),

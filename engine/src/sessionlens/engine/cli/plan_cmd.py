@@ -96,6 +96,7 @@ def plan_summary(plan: CompactionPlan, figures: Figures) -> dict[str, Any]:
         "turn_prefix_entry_ids": list(plan.turn_prefix_entry_ids),
         "carried_tail_entry_ids": list(plan.carried_tail_entry_ids),
         "kept_entry_ids": list(plan.kept_entry_ids),
+        "copied_entry_ids": list(plan.copied_entry_ids),
         "entries_summarized": figures.entries_summarized,
         "previous_compaction_id": plan.previous_compaction_id,
         "tokens_before": figures.tokens_before,
@@ -153,6 +154,9 @@ def _human(path: Path, opened: OpenedTranscript, s: dict[str, Any]) -> list[str]
     if s["is_split_turn"]:
         lines.append(f"  split turn    opened by {s['turn_start_entry_id']}; "
                      f"{len(s['turn_prefix_entry_ids'])} entries summarized as the turn prefix")
+    if s["copied_entry_ids"]:
+        lines.append(f"  copied back   {len(s['copied_entry_ids']):,} of them (the recent user "
+                     "messages) come back verbatim after the summary")
     lines += [
         f"  keep          {len(s['kept_entry_ids']):,} entries, {L['kept_tokens']} "
         f"~{s['kept_tokens']:,}",

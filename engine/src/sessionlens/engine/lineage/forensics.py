@@ -167,6 +167,13 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         else "threshold" if context + pending > threshold
         else "size-guard" if limit and active >= limit and settings.truncate_after_compaction
         else "manual")
+    recorded = comp.extra.get("trigger")   # the agent's own word, where the file has it
+    if recorded == "manual":
+        trigger = "manual"
+    elif recorded == "overflow":
+        trigger = "overflow-retry"
+    elif recorded == "auto" and trigger == "manual":
+        trigger = "threshold"
     kept_id = comp.first_kept_entry_id
     span = span_on_path(before, comp)
     hard = not span.kept_tail

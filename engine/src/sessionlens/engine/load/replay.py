@@ -4,7 +4,9 @@ The last ``compaction`` or ``reset`` on the path is the boundary. A compaction e
 summary first, then the retained window ``[firstKept, boundary)``, then everything after the
 boundary. ``firstKeptEntryId`` counts only when it lies strictly before the boundary; when
 it is the compaction's own id (OpenClaw's hardened manual boundary) or is not found, nothing
-before the boundary is kept. A reset emits nothing itself and keeps a tool-pairing-safe part
+before the boundary is kept. A compaction whose ``extra`` names ``summary_after`` (Codex: the
+summary follows the messages it kept, written after it) emits its summary right after that
+entry instead of first (``None``: first, as usual). A reset emits nothing itself and keeps a tool-pairing-safe part
 of its window (tool results whose call is not retained are dropped, as OpenClaw does).
 
 OpenClaw writes transcript-only assistant messages it never replays to the model: the
@@ -85,12 +87,21 @@ def build_context(entries_by_id: Mapping[str, Entry], active_path: Sequence[str]
                 first_kept = i
                 break
     window = path[first_kept:boundary]
-    if mark.type == "compaction":
-        out.append(ContextItem("compaction_summary", mark.id, "compactionSummary"))
-    else:
+    summary = ContextItem("compaction_summary", mark.id, "compactionSummary")
+    after = mark.extra.get("summary_after") if mark.type == "compaction" else None
+    if mark.type == "compaction" and after is None:
+        out.append(summary)
+    elif mark.type != "compaction":
         window = _pairing_safe(window)
     _emit(window, out, openclaw)
-    _emit(path[boundary + 1:], out, openclaw)
+    rest = path[boundary + 1:]
+    if after is not None:
+        at = next((i for i, e in enumerate(rest) if e.id == after), None)
+        cut = len(rest) if at is None else at + 1
+        _emit(rest[:cut], out, openclaw)
+        out.append(summary)
+        rest = rest[cut:]
+    _emit(rest, out, openclaw)
     return tuple(out)
 
 

@@ -20,9 +20,11 @@ from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.tokens.context import context_estimate
+from sessionlens.engine.tokens.estimate import estimate_entry_tokens
 
 from .agent_writers import agent_writer
 from .checkpoints import checkpoint_path_for, compacted_since_load, moved_on_from
+from .codex_successor import build_codex_successor, codex_names, codex_successor_path
 from .continuation import existing_successors
 from .guard import read_unchanged_bytes
 from .names import WriteNames, choose_names
@@ -85,6 +87,8 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     """
     require_writable(transcript, mode)
     data = read_unchanged_bytes(transcript)
+    if transcript.format == "codex":
+        return _plan_codex(transcript, data, record, now)
     own_format = agent_writer(transcript.format) is not None
     folder = transcript.path.absolute().parent
     store = find_store(folder) if store_path == "auto" else store_path
@@ -144,3 +148,25 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     return WritePlan(mode, names, replace(record, tokens_after=tokens_after), tuple(files),
                      first_kept, comp_id, session_id, int(record.tokens_before), tokens_after,
                      removed, copies, successors[-1] if successors else None)
+
+
+def _plan_codex(transcript: Transcript, data: bytes, record: CompactionRecord,
+                now: datetime | None) -> WritePlan:
+    """A Codex successor: one new rollout in the Codex home, measured as it will be read,
+    plus what stays outside the history as the plan counts it (instructions, tools: the
+    original's reported context minus the estimate of its history)."""
+    names = codex_names(transcript, now)
+    target = codex_successor_path(transcript, names)
+    after = load_transcript_bytes(build_codex_successor(transcript, data, record, names), target)
+    history = sum(estimate_entry_tokens(transcript.entry(i.entry_id)) for i in transcript.context
+                  if i.entry_id in transcript.index)
+    tokens_after = context_estimate(after) + max(0, int(record.tokens_before) - history)
+    kept = sum(1 for e in after.entries if e.extra.get("codex_type")
+               == "compacted.replacement_history")
+    note = (f"new Codex rollout (session {names.session_id}) that `codex resume "
+            f"{names.session_id}` continues: the summary and {kept:,} kept message(s); "
+            f"{transcript.path.name} stays as it is")
+    return WritePlan("successor", names, replace(record, tokens_after=tokens_after),
+                     (PlannedFile("successor", target, note),), "", "", names.session_id,
+                     int(record.tokens_before), tokens_after,
+                     sum(1 for e in transcript.entries if e.message is not None))

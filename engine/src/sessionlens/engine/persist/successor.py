@@ -41,6 +41,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.model import Entry, FileOps, Transcript
 
+from .codex_successor import require_codex_writable
 from .lines import (
     dump_line,
     entry_bytes,
@@ -179,7 +180,11 @@ def _checkpoint_name(transcript: Transcript, names: WriteNames) -> str:
 
 def require_writable(transcript: Transcript, mode: str = "successor") -> None:
     """Refuse, naming the agent, a write SessionLens cannot do: into a file of a format it
-    has no writer for, or one its agent's writer (``agent_writers``) refuses."""
+    has no writer for, or one its agent's writer (``agent_writers``) refuses; a Codex rollout
+    gets a successor rollout of its own (``codex_successor``), never an append."""
+    if transcript.format == "codex":
+        require_codex_writable(transcript, mode)
+        return
     from .agent_writers import agent_writer
 
     writer = agent_writer(transcript.format)
@@ -191,9 +196,9 @@ def require_writable(transcript: Transcript, mode: str = "successor") -> None:
     if transcript.format not in PI_FORMATS:
         agent = agent_name(transcript.format)
         raise PersistError(transcript.path, f"this is a {agent} transcript ({transcript.format}), "
-                           "which SessionLens never writes into (it writes pi, OpenClaw and "
-                           "Claude Code sessions); a compaction of it can be previewed and "
-                           "exported, not written")
+                           "which SessionLens never writes into (it writes pi, OpenClaw, "
+                           "Claude Code and Codex sessions); a compaction of it can be "
+                           "previewed and exported, not written")
     if transcript.header is None:
         raise PersistError(transcript.path, "the file has no session header line, so "
                            "SessionLens cannot write a successor or append to it")
@@ -317,6 +322,9 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
                     ) -> SuccessorContent:
     """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
     require_writable(transcript)
+    if transcript.format == "codex":
+        raise PersistError(transcript.path, "a Codex rollout's successor is a rollout of its "
+                           "own (codex_successor), not a pi successor")
     from .agent_writers import agent_writer
 
     writer = agent_writer(transcript.format)

@@ -41,6 +41,7 @@ from .checkpoints import (
     plan_checkpoint,
     write_checkpoint,
 )
+from .codex_successor import codex_names, write_codex_successor
 from .continuation import refuse_second_successor
 from .guard import (
     LockInfo,
@@ -121,7 +122,11 @@ def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: 
                  now: datetime | None, sha256: str | None,
                  allow_second_successor: bool = False) -> PostCompaction:
     """One write step on its own (no checkpoint, no store), under the lock, file unchanged."""
-    require_writable(transcript)
+    require_writable(transcript, "append" if prepare is _prepare_append else "successor")
+    if transcript.format == "codex":
+        names = codex_names(transcript, now)
+        target = write_codex_successor(transcript, compaction, names, sha256=sha256)
+        return PostCompaction(names.session_id, target, "", "")
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
         if not allow_second_successor:
@@ -173,6 +178,12 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
     require_writable(transcript, mode)
+    if transcript.format == "codex":   # a new rollout beside the day's others; nothing else
+        names = names or codex_names(transcript, now)
+        target = write_codex_successor(transcript, record, names, sha256=sha256)
+        return WriteResult(written=(target,), successor_path=target,
+                           session_id=names.session_id, notes=tuple(
+                               recover_interrupted_write(transcript.path)))
     if agent_writer(transcript.format) is not None:
         # another agent's own format (agent_writers): the successor alone, a new session
         # beside the original, which stays as it is (no checkpoint needed, no store)

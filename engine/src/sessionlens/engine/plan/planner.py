@@ -33,6 +33,7 @@ from .chunks import (
     max_chunk_tokens,
 )
 from .cut_claude_code import claude_code_threshold
+from .cut_codex import codex_plan
 from .cutpoints import (
     CutPoint,
     Preparation,
@@ -127,6 +128,9 @@ class CompactionPlan:
     #: drop it unsummarized; empty under OpenClaw 2026.9, whose region holds it). Summarized
     #: ahead of ``summarize_entry_ids`` (the first ``chunks``) and audited with them.
     carried_tail_entry_ids: tuple[str, ...] = ()
+    #: Summarized entries the agent copies back verbatim after its summary (Codex: the recent
+    #: user messages up to its budget, ``cut_codex.codex_keep``), oldest first.
+    copied_entry_ids: tuple[str, ...] = ()
 
     @property
     def summarized_entry_ids(self) -> tuple[str, ...]:
@@ -190,9 +194,15 @@ def collect_file_ops(entries: Sequence[Entry], previous: Entry | None) -> FileOp
 def context_window_of(entries: Sequence[Entry], settings: CompactionSettings,
                       header: SessionHeader | None = None) -> int:
     """The window the agent worked with at the end of ``entries``: the settings' override,
-    else the model of the last real assistant turn or model change, else the header's."""
+    else the newest window the file records (an entry's ``extra["context_window"]``, e.g.
+    Codex's ``model_context_window``), else the model of the last real assistant turn or
+    model change, else the header's."""
     if settings.context_window:
         return int(settings.context_window)
+    for entry in reversed(entries):
+        recorded = entry.extra.get("context_window")
+        if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded > 0:
+            return recorded
     provider = model = None
     for entry in reversed(entries):
         msg = entry.message
@@ -371,7 +381,7 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     msg_estimates = [t for _, t in messages]
     ratio = compute_adaptive_chunk_ratio(msg_estimates, window)
     chunk_max = max_chunk_tokens(window, ratio)
-    return CompactionPlan(
+    plan = CompactionPlan(
         should_compact=(check is not None and settings.enabled and window > 0
                         and check > threshold),
         context_tokens=context_tokens,
@@ -410,3 +420,4 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
         keep_recent_applied=prep.keep_used,
         carried_tail_entry_ids=tuple(e.id for e in carried),
     )
+    return codex_plan(plan, path, estimates, transcript.header) if rule == "codex-0.17" else plan

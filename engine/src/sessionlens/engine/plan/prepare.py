@@ -14,6 +14,7 @@ from sessionlens.engine.model import Entry
 from sessionlens.engine.tokens.estimate import EstimateRules
 
 from .cut_claude_code import claude_code_prepare
+from .cut_codex import codex_prepare
 from .cut_openclaw import openclaw_find_cut_point, openclaw_prepare
 from .cut_pi import pi_find_cut_point, pi_prepare
 from .cutpoints import (
@@ -44,6 +45,9 @@ def find_cut_point(path: Sequence[Entry], start: int, end: int, keep_recent_toke
                "tool-frames": frames_cut_point, "pi-2025.12": user_turns_cut_point,
                "claude-code-2.1": frames_cut_point}
     finder = finders.get(rule)
+    if rule == "codex-0.17":
+        raise PlanError("codex-0.17 has no keepRecentTokens cut: Codex summarizes the whole "
+                        "history (plan it with plan_compaction)")
     if finder is None:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
     return finder(path, start, end, keep_recent_tokens, estimates)
@@ -92,4 +96,6 @@ def prepare_rule(path: Sequence[Entry], rule: str, keep: int, estimates: Sequenc
         return openclaw_prepare(path, keep, estimates, manual=manual)
     if rule == "claude-code-2.1":   # keeps a round, not a token budget: ``keep`` unused
         return claude_code_prepare(path, estimates)
+    if rule == "codex-0.17":
+        return codex_prepare(path, estimates)
     return _legacy_prepare(path, rule, keep, estimates)  # type: ignore[arg-type]

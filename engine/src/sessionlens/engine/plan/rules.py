@@ -4,9 +4,8 @@ Each rule is named by the agent and version whose published code it reproduces, 
 can say "rule: openclaw-2026.9 (default for OpenClaw files)" and mean it. A pi or OpenClaw
 file gets its own agent's rule; a v3 file is told apart as pi or OpenClaw by
 ``file_agent``. Claude Code files get ``claude-code-2.1`` (``cut_claude_code``, read from the
-2.1.332 binary's own compactions). Codex compacts by a rule of its own that SessionLens does
-not reproduce here: its files are planned with the OpenClaw rule and the plan says so
-(``rule_note``).
+2.1.332 binary's own compactions); a Codex file gets ``codex-0.17`` (``cut_codex``: Codex
+0.17x's local compaction, checked against the 0.171.0 binary).
 
 Pure: ``file_agent`` reads the transcript already loaded, never the disk; a caller that
 knows a ``sessions.json`` sits beside the file says so with ``store_beside``.
@@ -26,7 +25,8 @@ __all__ = [
     "CutRuleInfo", "default_cut_rule", "file_agent", "rule_label", "rule_note",
 ]
 
-CutRule = Literal["pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames", "claude-code-2.1"]
+CutRule = Literal["pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames", "claude-code-2.1",
+                  "codex-0.17"]
 FileAgent = Literal["pi", "openclaw", "claude-code", "codex"]
 
 AGENT_NAMES: Mapping[str, str] = MappingProxyType({
@@ -70,6 +70,14 @@ CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for inf
         "it fires by itself past the window less min(max output, 20,000) tokens, or that "
         "figure's CLAUDE_AUTOCOMPACT_PCT_OVERRIDE percent"),
     CutRuleInfo(
+        "codex-0.17", "codex", "@openai/codex 0.170-0.171 (codex-rs core/src/compact.rs; "
+        "checked against the 0.171.0 binary)",
+        "Codex's own compaction: the whole history is summarized with Codex's compact prompt; "
+        "the recent user messages (up to 20,000 tokens, the oldest kept one cut to fit) are "
+        "copied back, then the initial context and the summary behind Codex's handoff "
+        "prefix; automatic at model_auto_compact_token_limit (config.toml), else 90% of the "
+        "model's window"),
+    CutRuleInfo(
         "tool-frames", "sessionlens", "SessionLens (no published agent)",
         "SessionLens's conservative cut: pi's walk, moved back to the start of a tool "
         "call/result frame it stops in, so at least keepRecentTokens stay and no kept result "
@@ -80,7 +88,7 @@ CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for inf
 DEFAULT_CUT_RULE: CutRule = "openclaw-2026.9"
 _AGENT_RULE: Mapping[str, CutRule] = MappingProxyType({
     "pi": "pi-0.58", "openclaw": "openclaw-2026.9", "claude-code": "claude-code-2.1",
-    "codex": "openclaw-2026.9"})
+    "codex": "codex-0.17"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +166,6 @@ def rule_note(rule: str, agent: str) -> str:
     info = CUT_RULES.get(rule)
     if info is None or info.agent == agent:
         return ""
-    if agent == "codex":
-        name = AGENT_NAMES[agent]
-        how = ("Codex replaces the history with what its compaction returns, partly computed on "
-               "the model provider's servers")
-        return (f"{name} compacts by its own rules, which SessionLens does not reproduce ({how}); "
-                f"this plan uses the {rule} rule, so it shows where "
-                f"{AGENT_NAMES.get(info.agent, info.agent)} would cut, not {name}")
     whose = AGENT_NAMES.get(info.agent, "SessionLens's own")
     return (f"this is a {AGENT_NAMES.get(agent, agent)} file planned with the {rule} rule "
             f"({whose} rule), so the cut may differ from where {AGENT_NAMES.get(agent, agent)} "

@@ -33,8 +33,7 @@ from sessionlens.engine.model import (
 from .jsonl import usage_count
 
 __all__ = [
-    "CONTEXT_PREFIXES", "CALL_TYPES", "OUTPUT_TYPES", "item_message", "render_history",
-    "usage_parts",
+    "CONTEXT_PREFIXES", "CALL_TYPES", "OUTPUT_TYPES", "item_message", "usage_parts",
 ]
 
 #: User-role texts Codex writes itself (not typed by the user).
@@ -154,35 +153,6 @@ def item_message(payload: dict[str, Any], ms: int | None, tool_names: dict[str, 
             "[web_search] " + orjson.dumps(action).decode() if action else "[web_search]")
         return said(TextBlock(text))
     return None
-
-
-def render_history(items: list[Any]) -> str:
-    """A ``replacement_history`` as plain text: what the model saw after the compaction."""
-    parts: list[str] = []
-    names: dict[str, str] = {}
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        msg = item_message(item, None, names, None, None)
-        itype = item.get("type")
-        if msg is None:
-            enc = item.get("encrypted_content")
-            size = f", {len(enc)} chars" if isinstance(enc, str) else ""
-            parts.append(f"[{itype}: opaque item{size}]")
-            continue
-        role = msg.custom_type or msg.role
-        bits: list[str] = []
-        for b in msg.content:
-            if isinstance(b, TextBlock):
-                bits.append(b.text)
-            elif isinstance(b, ThinkingBlock):
-                bits.append(b.thinking or "[encrypted reasoning]")
-            elif isinstance(b, ToolCallBlock):
-                bits.append(f"{b.name}({orjson.dumps(b.arguments).decode()})")
-            else:
-                bits.append("[image]")
-        parts.append(f"[{role}]\n" + "\n".join(bits))
-    return "\n\n".join(parts)
 
 
 def usage_parts(raw: Any) -> dict[str, int] | None:

@@ -15,9 +15,11 @@ Two shapes, one reading:
 
 How the log becomes a tree: messages hang off the previous message, so the file reads as
 one path. A rewind starts a branch: the next message hangs off the one before the rewound
-message, and the rewound ones stay visible off the path. A ``$set`` that drops messages is a
-``compaction``: messages it adds are its summary, the first message it keeps is its first
-kept entry. The notice "Context compressed from 68% to 3%." (what Gemini records when it
+message, and the rewound ones stay visible off the path. A ``$set`` of the list is a
+``compaction`` only when it brings a new ``<state_snapshot>`` message (Gemini CLI 0.61's
+compression: the snapshot is the summary; the list's other messages replay after it, in
+order, as entries of their own); any other ``$set`` of the list (Gemini rewrites it on every
+resume) is a list rewrite: the conversation becomes that list. The notice "Context compressed from 68% to 3%." (what Gemini records when it
 compresses) is a compaction too, with the percentages in ``extra`` and ``tokens_before``
 the context Gemini last reported before it; Gemini records neither its summary nor which
 messages it kept, so the transcript says so (``FormatGaps``) and shows none kept. The
@@ -53,6 +55,8 @@ from .jsonl import iter_objects
 __all__ = ["parse", "parent_session_of"]
 
 _TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+#: How Gemini CLI's compression summary opens (the user message it puts in the new list).
+SNAPSHOT = "<state_snapshot>"
 
 
 @dataclass(slots=True)
@@ -215,24 +219,33 @@ class _Builder:
         self.current = []
 
     def _replace(self, op: _Op) -> None:
-        known = [i for i in op.ids if i in self.first]
+        """A ``$set`` of the message list. Gemini 0.61 rewrites the list on every resume (a
+        list rewrite: the conversation becomes that list, nothing is summarized); only a
+        list that brings a new ``<state_snapshot>`` message is a compression."""
         fresh = [i for i in op.ids if i not in self.first and i not in self.absorbed]
-        dropped = [i for i in self.current if i not in set(op.ids)]
-        if not dropped:
+        snapshot = next((i for i in fresh if _text(self.log.writes[i].obj).lstrip()
+                         .startswith(SNAPSHOT)), None)
+        if snapshot is None:
+            self.current = [i for i in op.ids if i in self.first]
             for ident in fresh:
                 self._message(ident)
             return
-        summary = "\n\n".join(_text(self.log.writes[i].obj) for i in fresh)
-        kept = [i for i in self.current if i in set(known)]
-        suffix = self.current[len(self.current) - len(kept):] == kept
-        first_kept = self.first[kept[0]] if kept and suffix else None
-        self.absorbed.update(fresh)
+        dropped = [i for i in self.current if i not in set(op.ids)]
+        self.absorbed.add(snapshot)
         entry = self._compaction(
-            f"set-{op.line:08x}", op.line, 0, 0, None, summary, first_kept,
-            {"source": "$set messages", "dropped_messages": len(dropped),
-             "summary_messages": len(fresh), "kept_messages": len(kept)})
-        self.current = kept + [entry.id]
+            f"set-{op.line:08x}", op.line, 0, 0, None, _text(self.log.writes[snapshot].obj),
+            None, {"source": "$set messages", "summary_source": "<state_snapshot> message",
+                   "dropped_messages": len(dropped), "summary_after": None})
+        at = self.chain.entries.index(entry)
+        self.current = [entry.id]
         self.tail[entry.id] = self.first[entry.id] = entry.id
+        before: str | None = None       # the entry the summary follows in the new list
+        for ident in op.ids:
+            if ident == snapshot:
+                before = self._tip() if len(self.current) > 1 else None
+                continue
+            self._message(ident)        # the new list, in order, after the compaction
+        self.chain.update(at, extra=freeze({**entry.extra, "summary_after": before}))
 
 
 def _ts(obj: dict[str, Any]) -> str | None:

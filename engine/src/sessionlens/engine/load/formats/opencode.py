@@ -16,7 +16,10 @@ Mapping decisions:
   message with ``summary: true``. The request is an entry of type ``compaction_request``
   (not context); the summary message is the ``compaction`` (its text is the summary). It
   keeps the messages from the part's ``tail_start_id`` on when it names one, otherwise
-  nothing before it; ``tokens_before`` is the context OpenCode last reported before it.
+  nothing before it; ``tokens_before`` is the context OpenCode last reported before it; the
+  trigger is the part's own (``overflow``, ``auto``, else manual).
+- The window is ``limit.context`` of the session's model in the ``opencode.json`` OpenCode
+  read (the project's, else the user's beside the database), the header's ``context_window``.
 - ``tokens`` and ``cost`` of each assistant message are its usage; ``error`` makes the stop
   reason ``error`` (``aborted`` for an abort).
 - Messages after ``session.revert.messageID`` were undone in OpenCode: they stay visible
@@ -193,7 +196,9 @@ class _Session:
                            else mid, tokens_before=self.last_context or (
                                usage.input + usage.cache_read + usage.cache_write
                                if usage else None),
-                           extra={**extra, "source": "summary message", "auto": req.get("auto")},
+                           extra={**extra, "source": "summary message", "auto": req.get("auto"),
+                                  "trigger": "overflow" if req.get("overflow") else
+                                  "auto" if req.get("auto") else "manual"},
                            **common)
             self.last_context = None
             return
@@ -225,6 +230,30 @@ class _Session:
                 "toolResult", (TextBlock(json_text(text)),) if text else (), timestamp_ms=ms,
                 tool_call_id=str(p.get("callID") or ""), tool_name=str(p.get("tool") or ""),
                 is_error=status == "error"), **common)
+
+
+def config_window(db: Path, directory: str | None, provider: str | None,
+                  model: str | None) -> tuple[int, str] | None:
+    """``provider.<p>.models.<m>.limit.context`` of the ``opencode.json`` OpenCode read: the
+    project's (``<directory>/opencode.json``) over the user's (``~/.config/opencode/``, the
+    home the database lies in: ``<home>/.local/share/opencode/opencode.db``)."""
+    if not provider or not model:
+        return None
+    parents = db.absolute().parents
+    places = [Path(directory) / "opencode.json"] if directory else []
+    if len(parents) >= 4:
+        places.append(parents[3] / ".config" / "opencode" / "opencode.json")
+    for place in places:
+        try:
+            conf = orjson.loads(place.read_bytes())
+        except (OSError, ValueError):
+            continue
+        limit = as_dict(as_dict(as_dict(as_dict(as_dict(conf).get("provider")).get(provider))
+                                .get("models")).get(model)).get("limit")
+        value = as_dict(limit).get("context")
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value, f"provider.{provider}.models.{model}.limit.context in {place}"
+    return None
 
 
 def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
@@ -279,6 +308,11 @@ def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
         extra["parent_session_id"] = chosen["parent_id"]
     model = next((e.message.model for e in reader.chain.entries
                   if e.message is not None and e.message.model), None)
+    provider = next((e.message.provider for e in reader.chain.entries
+                     if e.message is not None and e.message.provider), None)
+    window = config_window(path, chosen["directory"], provider, model)
+    if window is not None:
+        extra["context_window"], extra["context_window_source"] = window
     header = SessionHeader(id=chosen["id"], version=0, timestamp=iso_from_ms(
         chosen["created_ms"]), cwd=chosen["directory"], model_id=model, line=0,
         extra=freeze(extra))

@@ -1,0 +1,89 @@
+"""OpenCode 1.18.33 run headless against the scripted model (``opencode run --pure``, ``-c``).
+
+Each run gets its own HOME with ``~/.config/opencode/opencode.json``: a provider ``scripted``
+(``npm`` ``@ai-sdk/anthropic``, which the binary carries, ``options.baseURL`` at the scripted
+server) whose model ``m`` has ``limit.context`` 20,000. ``--pure`` runs without external
+plugins; the npm registry is unreachable on purpose (a dead proxy, ``npm_config_offline``):
+OpenCode's background install of ``@opencode-ai/plugin`` fails and it runs on. Each turn
+costs about 26 s here (OpenCode's own start-up). Sessions land in
+``~/.local/share/opencode/opencode.db``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fixtures.scripted_model import Reply, Request, Script, ScriptedModel
+
+REPO = Path(__file__).resolve().parents[3]
+VERSION = "1.18.33"
+BINARY = REPO / "tests/fidelity/node/node_modules/opencode-linux-x64/bin/opencode"
+WINDOW = 20_000
+SUMMARY = "## Goal\n- the OpenCode scenario\n\n## Next\n- continue"
+
+
+def available() -> bool:
+    return BINARY.is_file()
+
+
+def is_summary_request(request: Request) -> bool:
+    return "context summarization agent" in request.system_text()[:300]
+
+
+def scenario_script() -> Script:
+    """The first answer reports 19,000 input tokens: OpenCode compacts on its own."""
+    script = Script.of([Reply("First answer.", input_tokens=19_000), Reply("Continued.")],
+                       fallback=Reply("OK."))
+    script.when(lambda r: "title generator" in r.system_text()[:300], Reply("A title"))
+    script.when(is_summary_request, Reply(SUMMARY))
+    return script
+
+
+@dataclass
+class OpenCodeSession:
+    root: Path
+    server: ScriptedModel
+    seconds: float = 0.0
+    outputs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.home = self.root / "home"
+        self.work = self.root / "work"
+        (self.home / ".config/opencode").mkdir(parents=True, exist_ok=True)
+        self.work.mkdir(parents=True, exist_ok=True)
+        (self.home / ".config/opencode/opencode.json").write_text(json.dumps({
+            "provider": {"scripted": {
+                "npm": "@ai-sdk/anthropic", "name": "Scripted",
+                "options": {"baseURL": self.server.url + "/v1", "apiKey": "scripted"},
+                "models": {"m": {"name": "m", "limit": {"context": WINDOW, "output": 4000}}}}},
+            "model": "scripted/m", "autoupdate": False, "share": "disabled"}), encoding="utf-8")
+
+    @property
+    def db(self) -> Path:
+        return self.home / ".local/share/opencode/opencode.db"
+
+    def turn(self, prompt: str, *, resume: bool) -> subprocess.CompletedProcess[str]:
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "NO_PROXY": "127.0.0.1",
+               "OPENCODE_DISABLE_AUTOUPDATE": "1", "npm_config_offline": "true",
+               "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"}
+        args = [str(BINARY), "run", "--pure", *(["-c"] if resume else []), prompt]
+        start = time.monotonic()
+        done = subprocess.run(args, cwd=self.work, env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=180, check=False)
+        self.seconds += time.monotonic() - start
+        self.outputs.append(done)
+        return done
+
+
+def run_scenario(root: Path) -> tuple[OpenCodeSession, list[Request]]:
+    """A turn OpenCode compacts inside (automatically), then a turn after it."""
+    with ScriptedModel(scenario_script()) as server:
+        session = OpenCodeSession(root, server)
+        for n, prompt in enumerate(("first turn", "second turn")):
+            done = session.turn(prompt, resume=n > 0)
+            assert done.returncode == 0, done.stderr[-2000:]
+        return session, list(server.requests)
