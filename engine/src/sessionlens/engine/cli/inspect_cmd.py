@@ -2,7 +2,10 @@
 
 Counting rules (DESIGN.md): ``entries`` leaves out the header; ``by_type`` and ``by_role``
 count the whole file (every branch); ``active_path_length`` is the path leaf -> root;
-``context_messages`` is the replayed context, a compaction summary counting as one;
+``context`` is the replayed context as ``{role, text}`` items in the order the model sees
+them (a compaction gives its ``systemMessage``, when pi 1.6 stored one, then its summary; a
+``context_edit`` shows its replacement, and the entries it hides are absent), and
+``context_messages`` is its length;
 unreadable lines appear only under ``diagnostics``.
 
 Tokens: the replayed context is always counted exactly; the rest of the file only with
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.load.context_messages import context_json
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
@@ -108,6 +112,7 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
     by_role = Counter(e.message.role for e in t.entries if e.message is not None)
     report = (count_tokens(t, encoding, cache=cache) if file_tokens
               else count_context_tokens(t, encoding, cache=cache))
+    context = context_json(t)
     return {
         "path": str(t.path),
         "format": t.format,
@@ -121,7 +126,8 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
         "compactions": by_type.get("compaction", 0),
         "leaf_id": t.leaf_id,
         "active_path_length": len(t.active_path),
-        "context_messages": len(t.context),
+        "context_messages": len(context),
+        "context": context,
         "labels": dict(t.labels),
         "tokens": _tokens(t, report, cache),
         "file_size": t.file_size,

@@ -4,7 +4,12 @@ The last ``compaction`` or ``reset`` on the path is the boundary. A compaction e
 summary first, then the retained window ``[firstKept, boundary)``, then everything after the
 boundary. ``firstKeptEntryId`` counts only when it lies strictly before the boundary; when
 it is the compaction's own id (OpenClaw's hardened manual boundary) or is not found, nothing
-before the boundary is kept. A reset emits nothing itself and keeps a tool-pairing-safe part
+before the boundary is kept; stored ``system`` messages in that window are prompt state and
+stay out (pi 1.6 ``buildContextEntries``: the compaction's own ``systemMessage`` stands for
+them and leads its summary). ``context_edit`` entries (pi 1.6) change what the model sees of
+an earlier entry: the latest edit of an entry among the replayed ones wins; a null
+replacement hides the entry, any other swaps its content (the item names the edit). A
+reset emits nothing itself and keeps a tool-pairing-safe part
 of its window (tool results whose call is not retained are dropped, as OpenClaw does).
 """
 
@@ -18,6 +23,7 @@ __all__ = ["BOUNDARY_TYPES", "build_context", "context_item", "last_boundary"]
 
 #: Entry types that end what the model sees before them (the replay starts over there).
 BOUNDARY_TYPES = ("compaction", "reset")
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
 
 
 def context_item(entry: Entry) -> ContextItem | None:
@@ -50,7 +56,7 @@ def build_context(entries_by_id: Mapping[str, Entry],
     boundary = last_boundary(path)
     out: list[ContextItem] = []
     if boundary < 0:
-        _emit(path, out)
+        _emit(path, out, _edits(path))
         return tuple(out)
     mark = path[boundary]
     first_kept = boundary
@@ -59,21 +65,34 @@ def build_context(entries_by_id: Mapping[str, Entry],
             if path[i].id == mark.first_kept_entry_id:
                 first_kept = i
                 break
-    window = path[first_kept:boundary]
+    window = [e for e in path[first_kept:boundary] if e.role != "system"]
     if mark.type == "compaction":
         out.append(ContextItem("compaction_summary", mark.id, "compactionSummary"))
     else:
         window = _pairing_safe(window)
-    _emit(window, out)
-    _emit(path[boundary + 1:], out)
+    after = path[boundary + 1:]
+    edits = _edits([*window, *after])
+    _emit(window, out, edits)
+    _emit(after, out, edits)
     return tuple(out)
 
 
-def _emit(entries: Sequence[Entry], out: list[ContextItem]) -> None:
+def _edits(entries: Sequence[Entry]) -> dict[str, Entry]:
+    """The latest ``context_edit`` of each target among ``entries`` (the replayed ones)."""
+    return {e.target_id: e for e in entries if e.type == "context_edit" and e.target_id}
+
+
+def _emit(entries: Sequence[Entry], out: list[ContextItem], edits: Mapping[str, Entry]) -> None:
     for e in entries:
         item = context_item(e)
-        if item is not None:
+        if item is None:
+            continue
+        edit = edits.get(e.id)
+        if edit is None:
             out.append(item)
+        elif edit.replacement is not None:  # pi swaps the content of these roles only
+            out.append(ContextItem(item.kind, item.entry_id, item.role,
+                                   edit.id if item.role in _EDITABLE_ROLES else None))
 
 
 def _pairing_safe(window: Sequence[Entry]) -> list[Entry]:

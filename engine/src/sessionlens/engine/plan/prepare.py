@@ -15,6 +15,8 @@ from sessionlens.engine.tokens.estimate import EstimateRules
 
 from .cut_openclaw import openclaw_find_cut_point, openclaw_prepare
 from .cut_pi import pi_find_cut_point, pi_prepare
+from .cut_pi073 import pi073_prepare
+from .cut_pi16 import pi16_find_cut_point, pi16_prepare
 from .cutpoints import (
     CutPoint,
     Preparation,
@@ -39,8 +41,10 @@ def find_cut_point(path: Sequence[Entry], start: int, end: int, keep_recent_toke
                    estimates: Sequence[int], rule: str) -> CutPoint:
     """The automatic cut of ``rule`` over ``path[start:end]`` (just the cut: no region, no
     rescaling of keepRecentTokens; ``prepare_rule`` does those)."""
-    finders = {"pi-0.58": pi_find_cut_point, "openclaw-2026.9": openclaw_find_cut_point,
+    finders = {"pi-0.58": pi_find_cut_point, "pi-0.73": pi_find_cut_point,
+               "openclaw-2026.9": openclaw_find_cut_point,
                "tool-frames": frames_cut_point, "pi-2025.12": user_turns_cut_point}
+    finders["pi-1.6"] = pi16_find_cut_point
     finder = finders.get(rule)
     if finder is None:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
@@ -84,6 +88,10 @@ def prepare_rule(path: Sequence[Entry], rule: str, keep: int, estimates: Sequenc
     """What ``rule``'s agent prepares for ``path`` (``estimates`` by ``rule_estimator``)."""
     if rule not in CUT_RULES:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
+    if rule == "pi-1.6":
+        return pi16_prepare(path, keep, estimates)
+    if rule == "pi-0.73":
+        return pi073_prepare(path, keep, estimates)
     if rule == "pi-0.58":
         return pi_prepare(path, keep, estimates)
     if rule == "openclaw-2026.9":

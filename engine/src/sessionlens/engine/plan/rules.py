@@ -25,7 +25,8 @@ __all__ = [
     "CutRuleInfo", "default_cut_rule", "file_agent", "rule_label", "rule_note",
 ]
 
-CutRule = Literal["pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames"]
+CutRule = Literal["pi-1.6", "pi-0.73", "pi-0.58", "openclaw-2026.9", "pi-2025.12",
+                  "tool-frames"]
 FileAgent = Literal["pi", "openclaw", "claude-code", "codex"]
 
 AGENT_NAMES: Mapping[str, str] = MappingProxyType({
@@ -46,7 +47,22 @@ class CutRuleInfo:
 
 CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for info in (
     CutRuleInfo(
-        "pi-0.58", "pi", "@mariozechner/pi-coding-agent 0.58.3 (dist/core/compaction/compaction.js)",
+        "pi-1.6", "pi", "@earendil-works/pi-coding-agent 1.6.0 (dist/core/compaction/"
+        "compaction.js; releases 1.6.x)",
+        "pi 1.6's cut, over what its model sees (context edits applied): the region starts at "
+        "the previous compaction's first kept entry; trailing tool results over budget keep "
+        "the last cut point; any user-like row starts a turn; images in user messages count "
+        "4,800 chars; an empty compaction is refused; tokensBefore ignores usage older than "
+        "the latest compaction or context edit"),
+    CutRuleInfo(
+        "pi-0.73", "pi", "@mariozechner/pi-coding-agent 0.73.1 (dist/core/compaction/"
+        "compaction.js; releases 0.63.1 to 0.73.1)",
+        "pi 0.63-0.73's cut: pi 0.58's walk, but a repeated compaction summarizes from the "
+        "previous compaction's first kept entry (its kept tail is summarized again) and "
+        "tokensBefore is estimated over the whole rebuilt context"),
+    CutRuleInfo(
+        "pi-0.58", "pi", "@mariozechner/pi-coding-agent 0.58.3 (dist/core/compaction/"
+        "compaction.js; releases up to 0.63.0)",
         "pi's own cut: walk back from the newest message adding estimates until "
         "keepRecentTokens, then cut at the first user, assistant, bash or custom entry at or "
         "after that point; the region starts after the last compaction"),
@@ -69,7 +85,7 @@ CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for inf
 #: The rule a file gets when nothing is known about it (SessionLens reads OpenClaw first).
 DEFAULT_CUT_RULE: CutRule = "openclaw-2026.9"
 _AGENT_RULE: Mapping[str, CutRule] = MappingProxyType({
-    "pi": "pi-0.58", "openclaw": "openclaw-2026.9", "claude-code": "openclaw-2026.9",
+    "pi": "pi-1.6", "openclaw": "openclaw-2026.9", "claude-code": "openclaw-2026.9",
     "codex": "openclaw-2026.9"})
 
 
@@ -163,7 +179,7 @@ def rule_note(rule: str, agent: str) -> str:
 
 def rule_label(rule: str, agent: str) -> str:
     """How a face names the rule in use: "openclaw-2026.9 (default for OpenClaw files)", or
-    "tool-frames (chosen; the default for pi files is pi-0.58)"."""
+    "tool-frames (chosen; the default for pi files is pi-1.6)"."""
     default = _AGENT_RULE.get(agent, DEFAULT_CUT_RULE)
     files = f"{AGENT_NAMES.get(agent, agent)} files"
     if rule == default:
