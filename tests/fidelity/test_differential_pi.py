@@ -22,6 +22,8 @@ from fidelity.node_runner import HARNESS_PI, pi_unavailable, run_job
 from sessionlens.engine.load.context_messages import context_messages
 from sessionlens.engine.load.reader import load_transcript
 
+PI16_FILES = Path(__file__).resolve().parents[1] / "fixtures" / "agents" / "pi-1.6.0"
+
 
 def _no_differences(d: DifferentialPi, what: str) -> None:
     t = d.tally.quantities
@@ -81,10 +83,13 @@ def replay_differences(paths: list[Path]) -> list[str]:
 
 def test_replay_is_pi16_build_session_context(tmp_path: Path) -> None:
     """Files with context edits, stored system messages, compactions with a systemMessage
-    (also keeping nothing) and usage rows replay to exactly pi 1.6's context."""
+    (also keeping nothing) and usage rows replay to exactly pi 1.6's context: generated ones
+    and the ones pi 1.6 wrote (``tests/fixtures/agents/pi-1.6.0``)."""
     reason = pi_unavailable()
     if reason is not None:
         pytest.skip(f"needs today's pi: {reason}")
     paths = [generated_session_16(seed).write(tmp_path / f"g{seed}.jsonl") for seed in range(80)]
-    differ = replay_differences(paths)
+    written = sorted(PI16_FILES.glob("*[!s].jsonl"))  # the files pi 1.6 wrote, not requests
+    assert len(written) >= 2
+    differ = replay_differences(paths + written)
     assert not differ, "\n".join(differ[:5])

@@ -79,6 +79,10 @@ class CompactionSettings:
     #: ``agents.defaults.sandbox``: "off" / "non-main" / "all", and "none" / "ro" / "rw".
     sandbox_mode: str | None = None
     sandbox_workspace_access: str | None = None
+    #: Windows the agent's own model list states, ("provider/id", contextWindow) (pi's
+    #: ``models.json``), and the file they came from.
+    model_windows: tuple[tuple[str, int], ...] = ()
+    model_windows_source: str | None = None
 
     @property
     def effective_reserve(self) -> int:

@@ -22,7 +22,7 @@ from sessionlens.engine.model import Transcript
 
 __all__ = [
     "AGENT_NAMES", "CUT_RULES", "DEFAULT_CUT_RULE", "FileAgent", "AgentGuess", "CutRule",
-    "CutRuleInfo", "default_cut_rule", "file_agent", "rule_label", "rule_note",
+    "CutRuleInfo", "default_cut_rule", "file_agent", "pi_evidence", "rule_label", "rule_note",
 ]
 
 CutRule = Literal["pi-1.6", "pi-0.73", "pi-0.58", "openclaw-2026.9", "pi-2025.12",
@@ -109,6 +109,22 @@ def _path_evidence(transcript: Transcript) -> AgentGuess | None:
     if ".pi" in parts or (len(parts) >= 3 and parts[-3] == "sessions"
                           and parts[-2].startswith("--") and parts[-2].endswith("--")):
         return AgentGuess("pi", "it lies in pi's sessions/--<cwd>--/ folder")
+    return None
+
+
+#: Rows only pi 1.6 writes (OpenClaw 2026.9 writes none of them).
+_PI16_ROWS = frozenset({"usage", "context_edit"})
+
+
+def pi_evidence(transcript: Transcript) -> str | None:
+    """Why the file is surely pi's (its folder, or rows only pi 1.6 writes), or None when
+    nothing in it says so (``file_agent`` still guesses pi for an unmarked v3 file)."""
+    by_path = _path_evidence(transcript)
+    if by_path is not None:
+        return by_path.reason if by_path.agent == "pi" else None
+    for e in transcript.entries:
+        if e.type in _PI16_ROWS or e.role == "system" or e.system_message is not None:
+            return f"it holds pi 1.6's {e.type if e.type in _PI16_ROWS else 'system message'} rows"
     return None
 
 
