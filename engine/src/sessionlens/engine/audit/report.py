@@ -14,7 +14,7 @@ what was dropped. OpenClaw's own verdict is computed beside it and labelled as O
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sessionlens.engine.contract.ask import ask_overlap
@@ -37,7 +37,8 @@ from sessionlens.engine.model import Entry, Transcript
 
 from .dropped import DroppedItem, find_dropped
 from .openclaw_verdict import OpenClawVerdict, openclaw_verdict, recent_opaque_identifiers
-from .span import CompactionSpan, compaction_span
+from .kept_tail import kept_tail_finding
+from .span import CompactionSpan, compaction_span, path_to
 
 __all__ = [
     "AUDIT_BUDGET_CHARS",
@@ -117,6 +118,11 @@ class AuditReport:
     #: For a recorded compaction: those of ``summarized_entry_ids`` that the previous
     #: compaction had kept verbatim and this one took out of the context (``audit.span``).
     carried_tail_entry_ids: tuple[str, ...] = ()
+    #: What this compaction did with that tail, read from the file (``audit.kept_tail``):
+    #: "summarized-again", "not-summarized", "unknown" or "" when there is none; ``..._text``
+    #: is the sentence the faces show.
+    carried_tail_verdict: str = ""
+    carried_tail_text: str = ""
 
     @property
     def total_loss(self) -> bool:
@@ -158,6 +164,8 @@ def audit_report_dict(report: AuditReport) -> dict[str, Any]:
         "dropped": [d.as_dict() for d in report.dropped],
         "summarized_entry_ids": list(report.summarized_entry_ids),
         "carried_tail_entry_ids": list(report.carried_tail_entry_ids),
+        "carried_tail": {"verdict": report.carried_tail_verdict,
+                         "text": report.carried_tail_text},
         "latest_ask": report.latest_ask,
         "summary_chars": report.summary_chars,
         "total_loss": report.total_loss,
@@ -401,4 +409,11 @@ def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *
         from_hook=entry.from_hook,
         carried_tail_entry_ids=span.carried_tail_entry_ids,
     )
-    return report
+    if not span.carried_tail_entry_ids:
+        return report
+    before = path_to(transcript, span.compaction_id)[:-1]
+    prev = transcript.get(span.previous_compaction_id or "")
+    found = kept_tail_finding(before, entry, [transcript.entry(i) for i in
+                                             span.carried_tail_entry_ids], prev,
+                              transcript.format)
+    return replace(report, carried_tail_verdict=found.verdict, carried_tail_text=found.text)

@@ -213,6 +213,8 @@ class AuditPanel(QWidget):
             label += self.tr(" · %1 of the summarized entries were the tail the previous "
                              "compaction kept verbatim, taken out of the context here").replace(
                 "%1", str(len(report.carried_tail_entry_ids)))
+            if report.carried_tail_text:  # what this compaction did with them, from the file
+                label += " · " + report.carried_tail_text
         if report.total_loss:
             label += " · <b style='color:%1;'>%2</b>".replace("%1", FAIL_COLOR).replace(
                 "%2", self.tr("TOTAL LOSS: the summary is a fallback placeholder; every "
