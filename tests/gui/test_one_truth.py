@@ -3,10 +3,9 @@ after or tokens after shows the same value, read back from the widgets' own text
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 

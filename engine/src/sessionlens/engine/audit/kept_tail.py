@@ -27,8 +27,8 @@ from typing import Literal
 
 from sessionlens.engine.model import Entry
 from sessionlens.engine.plan.cut_pi import pi_prepare
-from sessionlens.engine.plan.cut_pi16 import pi16_prepare
 from sessionlens.engine.plan.cut_pi073 import pi073_prepare
+from sessionlens.engine.plan.cut_pi16 import pi16_prepare
 from sessionlens.engine.tokens.estimate import pi_entry_tokens
 
 __all__ = ["KeptTailFinding", "TailVerdict", "kept_tail_finding"]

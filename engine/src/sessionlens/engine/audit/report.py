@@ -36,8 +36,8 @@ from sessionlens.engine.contract.user_words import user_words
 from sessionlens.engine.model import Entry, Transcript
 
 from .dropped import DroppedItem, find_dropped
-from .openclaw_verdict import OpenClawVerdict, openclaw_verdict, recent_opaque_identifiers
 from .kept_tail import kept_tail_finding
+from .openclaw_verdict import OpenClawVerdict, openclaw_verdict, recent_opaque_identifiers
 from .span import CompactionSpan, compaction_span, path_to
 
 __all__ = [
