@@ -7,7 +7,7 @@ cut, tokensBefore, the threshold check's number) and which estimator that agent 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.model import Entry
@@ -32,6 +32,17 @@ __all__ = ["find_cut_point", "legacy_tokens_before", "prepare_rule", "rule_estim
 _MESSAGE_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 
 
+_Prepare = Callable[[Sequence[Entry], int, Sequence[int]], Preparation]
+_Finder = Callable[[Sequence[Entry], int, int, float, Sequence[int]], CutPoint]
+#: pi's releases, newest first: rule -> (its prepareCompaction, its findCutPoint). Each lives
+#: in its own module; a new pi release is a module, a line here and its ``CUT_RULES`` entry.
+_PI_RELEASES: dict[str, tuple[_Prepare, _Finder]] = {
+    "pi-1.6": (pi16_prepare, pi16_find_cut_point),
+    "pi-0.73": (pi073_prepare, pi_find_cut_point),
+    "pi-0.58": (pi_prepare, pi_find_cut_point),
+}
+
+
 def rule_estimator(rule: CutRule) -> EstimateRules:
     """The per-message estimator the rule's agent decides with."""
     return "openclaw" if rule == "openclaw-2026.9" else "pi"
@@ -41,10 +52,9 @@ def find_cut_point(path: Sequence[Entry], start: int, end: int, keep_recent_toke
                    estimates: Sequence[int], rule: str) -> CutPoint:
     """The automatic cut of ``rule`` over ``path[start:end]`` (just the cut: no region, no
     rescaling of keepRecentTokens; ``prepare_rule`` does those)."""
-    finders = {"pi-0.58": pi_find_cut_point, "pi-0.73": pi_find_cut_point,
+    finders = {**{r: f for r, (_, f) in _PI_RELEASES.items()},
                "openclaw-2026.9": openclaw_find_cut_point,
                "tool-frames": frames_cut_point, "pi-2025.12": user_turns_cut_point}
-    finders["pi-1.6"] = pi16_find_cut_point
     finder = finders.get(rule)
     if finder is None:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
@@ -88,12 +98,9 @@ def prepare_rule(path: Sequence[Entry], rule: str, keep: int, estimates: Sequenc
     """What ``rule``'s agent prepares for ``path`` (``estimates`` by ``rule_estimator``)."""
     if rule not in CUT_RULES:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
-    if rule == "pi-1.6":
-        return pi16_prepare(path, keep, estimates)
-    if rule == "pi-0.73":
-        return pi073_prepare(path, keep, estimates)
-    if rule == "pi-0.58":
-        return pi_prepare(path, keep, estimates)
+    release = _PI_RELEASES.get(rule)
+    if release is not None:
+        return release[0](path, keep, estimates)
     if rule == "openclaw-2026.9":
         return openclaw_prepare(path, keep, estimates, manual=manual)
     return _legacy_prepare(path, rule, keep, estimates)  # type: ignore[arg-type]
