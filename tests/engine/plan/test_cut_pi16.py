@@ -6,8 +6,8 @@ from __future__ import annotations
 from fixtures.factories import TranscriptBuilder, text_of
 from sessionlens.engine.model import Entry, ImageBlock, Message, TextBlock, Usage
 from sessionlens.engine.plan.cut_pi import pi_prepare
-from sessionlens.engine.plan.cut_pi16 import pi16_prepare, pi16_projection
 from sessionlens.engine.plan.cut_pi073 import pi073_prepare
+from sessionlens.engine.plan.cut_pi16 import pi16_prepare, pi16_projection
 from sessionlens.engine.tokens.counts import estimate_entry_tokens
 
 
