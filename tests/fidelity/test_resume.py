@@ -114,7 +114,7 @@ def test_restored_rows_were_needed_and_only_for_successors(resumed) -> None:
     # a hard boundary drops every assistant: the model must come back in a written row
     assert any(r["restored"] for r in hard)
     assert all(r["restored"] == 0 for r in resumed if r["what"] == "append")
-    assert {r["what"] for r in resumed} >= {"pi-0.58", "openclaw-2026.9", "hard boundary",
+    assert {r["what"] for r in resumed} >= {"pi-1.6", "openclaw-2026.9", "hard boundary",
                                             "append"}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -112,9 +113,15 @@ def test_one_value_per_figure_on_a_real_openclaw_session(qtbot: Any, qloop: Any,
 def test_the_cut_preview_says_how_many_of_the_summarized_the_last_compaction_kept(
         qtbot: Any, qloop: Any, make_main_window: Any, tmp_path: Path,
         samples_dir: Path) -> None:
-    """Sample 01 is pi's own session: pi's rule leaves out the tail its last compaction kept,
-    which this cut takes out of the context, so SessionLens summarizes it with the rest."""
+    """Sample 01 is pi's own session. Today's pi (the default rule, pi-1.6) summarizes the
+    tail its last compaction kept again, in its region; the pi-0.58 rule leaves it out, and
+    this cut takes it out of the context, so SessionLens summarizes it with the rest."""
     ctx, parts = _open_copy(qtbot, make_main_window, tmp_path, samples_dir, "01_", 20_000)
+    plan = ctx.controller.plan
+    assert plan is not None and plan.cut_rule == "pi-1.6" and not plan.carried_tail_entry_ids
+    ctx.controller.apply_overrides(replace(ctx.controller.overrides, cut_rule="pi-0.58"))
+    qtbot.waitUntil(lambda: ctx.controller.plan is not None
+                    and ctx.controller.plan.cut_rule == "pi-0.58", timeout=10_000)
     plan, f = ctx.controller.plan, ctx.controller.figures
     assert plan is not None and f is not None and plan.cut_rule == "pi-0.58"
     carried = len(plan.carried_tail_entry_ids)

@@ -59,11 +59,47 @@ def test_inspect_json_keys_and_counting_rules(session_file: Path,
     assert r["leaf_id"] == "x1"
     assert r["active_path_length"] == 5  # u1 a1 c1 u2 x1
     assert r["context_messages"] == 3  # summary, a1, u2
+    assert r["context"] == [
+        {"role": "compactionSummary", "text": "sum", "entry_id": "c1"},
+        {"role": "assistant", "text": "hello there", "entry_id": "a1"},
+        {"role": "user", "text": "x", "entry_id": "u2"}]
     assert set(r["tokens"]) >= {"reported_context", "exact", "estimate"}
     assert r["tokens"]["exact"] > 0 and r["tokens"]["estimate"] > 0
     assert r["diagnostics"] == [{"line": 8, "reason": r["diagnostics"][0]["reason"],
                                  "severity": "error"}]
     assert "truncated" not in r["diagnostics"][0]["reason"]
+
+
+def test_inspect_json_context_has_the_system_message_and_hides_edited_turns(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """pi 1.6: the compaction's systemMessage leads, a context_edit with a null replacement
+    hides its target (a failed turn), one with content swaps a tool result's text."""
+    system = {"role": "system", "content": "", "sections": {"base": "You are pi."},
+              "timestamp": 1}
+    rows = [HEADER,
+            msg("u1", None, "user", content="read a"),
+            msg("a1", "u1", "assistant", stopReason="toolUse",
+                content=[{"type": "toolCall", "id": "t1", "name": "read", "arguments": {}}]),
+            msg("r1", "a1", "toolResult", toolCallId="t1", toolName="read",
+                content=[{"type": "text", "text": "long output"}]),
+            row("context_edit", "e1", "r1", targetId="r1",
+                replacement={"content": [{"type": "text", "text": "[trimmed]"}]}),
+            row("compaction", "c1", "e1", summary="sum", firstKeptEntryId="u1",
+                systemMessage=system, usage={"input": 5, "output": 1, "totalTokens": 6}),
+            msg("u2", "c1", "user", content="again"),
+            msg("a2", "u2", "assistant", stopReason="error", errorMessage="500", content=[]),
+            row("context_edit", "e2", "a2", targetId="a2", replacement=None),
+            row("usage", "g1", "e2", kind="compaction", provider="p", model="m",
+                usage={"input": 1, "output": 1, "totalTokens": 2})]
+    p = tmp_path / "s.jsonl"
+    p.write_bytes(jsonl(*rows))
+    r = run_json(capsys, "inspect", str(p))
+    assert [(c["role"], c["text"]) for c in r["context"]] == [
+        ("system", "You are pi."), ("compactionSummary", "sum"), ("user", "read a"),
+        ("assistant", ""), ("toolResult", "[trimmed]"), ("user", "again")]
+    assert r["context"][3]["calls"] == ["read"]
+    assert r["context_messages"] == 6
+    assert not [d for d in r["diagnostics"] if "unknown" in d["reason"]]
 
 
 def test_inspect_human_output_is_readable(session_file: Path,

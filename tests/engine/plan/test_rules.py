@@ -40,13 +40,16 @@ def _at(path: str) -> Transcript:
 
 
 def test_every_rule_is_named_by_agent_and_version_and_described() -> None:
-    assert set(CUT_RULES) == {"pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames",
-                              "claude-code-2.1", "codex-0.17"}
+    assert set(CUT_RULES) == {"pi-1.6", "pi-0.73", "pi-0.58", "openclaw-2026.9", "pi-2025.12",
+                              "tool-frames", "claude-code-2.1", "codex-0.17"}
     for name, info in CUT_RULES.items():
         assert info.name == name and info.description and info.source
         if info.agent != "sessionlens":
             assert re.fullmatch(rf"{info.agent}-\d{{4}}\.\d+|{info.agent}-\d\.\d+", name)
     assert "0.58.3" in CUT_RULES["pi-0.58"].source
+    # each pi rule says which releases it covers
+    assert "1.6.0" in CUT_RULES["pi-1.6"].source and "1.6.x" in CUT_RULES["pi-1.6"].source
+    assert "0.63.1 to 0.73.1" in CUT_RULES["pi-0.73"].source
     assert "2026.9.6" in CUT_RULES["openclaw-2026.9"].source
     assert "2.1.332" in CUT_RULES["claude-code-2.1"].source
     assert "0.171.0" in CUT_RULES["codex-0.17"].source
@@ -111,16 +114,16 @@ def test_claude_code_and_codex_files_get_their_own_rules() -> None:
 def test_the_default_rule_follows_the_file_and_the_note_says_when_it_does_not() -> None:
     pi = _session().build()
     oc = _session(path="/h/.openclaw/agents/main/sessions/s.jsonl").build()
-    assert default_cut_rule(pi) == "pi-0.58" and default_cut_rule(oc) == "openclaw-2026.9"
+    assert default_cut_rule(pi) == "pi-1.6" and default_cut_rule(oc) == "openclaw-2026.9"
     own = plan_compaction(pi, SMALL)
-    assert own.cut_rule == "pi-0.58" and own.file_agent == "pi" and own.rule_note == ""
+    assert own.cut_rule == "pi-1.6" and own.file_agent == "pi" and own.rule_note == ""
     other = plan_compaction(pi, SMALL, cut_rule="openclaw-2026.9")
     assert "pi file planned with the openclaw-2026.9 rule" in other.rule_note
     assert "SessionLens's own" in rule_note("tool-frames", "openclaw")
     forced = plan_compaction(pi, replace(SMALL, cut_rule="tool-frames"))
     assert forced.cut_rule == "tool-frames"
     assert rule_label("openclaw-2026.9", "openclaw") == "openclaw-2026.9 (default for OpenClaw files)"
-    assert rule_label("tool-frames", "pi") == "tool-frames (chosen; the default for pi files is pi-0.58)"
+    assert rule_label("tool-frames", "pi") == "tool-frames (chosen; the default for pi files is pi-1.6)"
     assert rule_label("claude-code-2.1", "claude-code") == (
         "claude-code-2.1 (default for Claude Code files)")
 

@@ -51,12 +51,14 @@ Format = Literal["openclaw-v3", "pi-v1", "pi-v2", "claude-code", "codex",
 KNOWN_ENTRY_TYPES = frozenset({
     "message", "thinking_level_change", "model_change", "compaction", "branch_summary",
     "custom", "custom_message", "label", "session_info", "reset", "leaf",
+    # pi 1.6: provider usage outside the context, and edits of earlier context entries
+    "usage", "context_edit",
 })
 
 #: Message roles (``compactionSummary`` and ``branchSummary`` exist only in replayed context).
 MESSAGE_ROLES = frozenset({
     "user", "assistant", "toolResult", "bashExecution", "custom",
-    "compactionSummary", "branchSummary",
+    "compactionSummary", "branchSummary", "system",
 })
 
 
@@ -160,6 +162,13 @@ class Message:
     # custom (v2 "hookMessage" is migrated to "custom")
     custom_type: str | None = None
     display: bool = True
+    # system (pi 1.6 stores its system prompt as a message: ``content`` is often "" and the
+    # prompt lies in named ``sections``; a null section deletes an earlier one)
+    sections: Mapping[str, str | None] | None = None
+    #: Tool definitions the system message adds, as the file holds them (JSON objects).
+    tools_added: tuple[Any, ...] = ()
+    #: Names of tools the system message removes.
+    tools_removed: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -222,6 +231,13 @@ class Entry:
     display: bool = True
     # newest OpenClaw
     append_mode: str | None = None
+    # pi 1.6: a compaction's system message (its context starts with it) and the usage a
+    # ``compaction`` or ``usage`` entry records (``usage`` entries: provider/model_id too)
+    system_message: Message | None = None
+    usage: Usage | None = None
+    #: ``context_edit``: the new content of ``target_id``'s entry, or None when the edit
+    #: hides it (``replacement: null``, e.g. a failed turn taken out of the context).
+    replacement: tuple[ContentBlock, ...] | None = None
     #: Adapter-specific facts (Claude Code ``isSidechain``, Codex payload type, ...).
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -304,6 +320,9 @@ class ContextItem:
     kind: ContextKind
     entry_id: str
     role: str
+    #: The ``context_edit`` entry whose replacement the model sees instead of this entry's
+    #: own content (pi 1.6), or None.
+    edit_id: str | None = None
 
 
 _T = TypeVar("_T")

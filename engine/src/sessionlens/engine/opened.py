@@ -178,6 +178,12 @@ def _window(transcript: Transcript, overrides: Overrides, config: CompactionSett
     if recorded is not None:
         return recorded
     model = agent_model(transcript)
+    if model is not None and config.model_windows:
+        key = f"{model[0]}/{model[1]}"
+        listed = dict(config.model_windows).get(key)
+        if listed is not None:
+            return Setting(listed, f"contextWindow of {key} in "
+                           f"{config.model_windows_source or 'the agent models list'}")
     stated = _stated_window(transcript, model[1] if model else None)
     if stated is not None:
         return Setting(stated[0], f"stated by the provider's error in entry {stated[1]}")
@@ -254,6 +260,10 @@ def resolve_settings(transcript: Transcript, overrides: Overrides = Overrides(),
     peak = max(((usage_context(e) or 0, e.id) for e in transcript.path_entries()
                 if current is None or e.message is None or e.message.model in (None, current[1])),
                default=(0, ""))
+    if settings.threshold(win) <= 0:
+        warnings.append(f"the reserve {reserve:,} ({reserve_src}) is not below the window "
+                        f"{win:,} ({window.source}): the threshold would be "
+                        f"{settings.threshold(win):,}, so every turn would compact; set them")
     if peak[0] > win:
         warnings.append(f"reported usage reached {peak[0]:,} tokens in entry {peak[1]}, above "
                         f"the window of {win:,} ({window.source}): the real window is larger; "
@@ -269,13 +279,21 @@ def resolve_settings(transcript: Transcript, overrides: Overrides = Overrides(),
 
 
 def config_for(path: Path | str) -> CompactionSettings:
-    """The ``openclaw.json`` settings that govern the transcript at ``path`` (I/O).
+    """The agent settings that govern the transcript at ``path`` (I/O).
 
-    A transcript inside an OpenClaw state folder (``<state>/agents/<id>/sessions/``) follows
-    that folder's config; any other follows this machine's (``$OPENCLAW_CONFIG_PATH``,
-    ``$OPENCLAW_STATE_DIR``, ``~/.openclaw``, legacy ``~/.clawdbot``). Built-in defaults when
-    there is none. A broken config raises ``ConfigError`` naming file and line.
+    A file in pi's ``<agentDir>/sessions/--<cwd>--/`` folder whose agent folder holds a
+    ``settings.json`` or ``models.json`` follows pi's own settings (``pi_settings``: reserve,
+    keepRecentTokens, the model's window, no reserve floor). A transcript inside an OpenClaw
+    state folder (``<state>/agents/<id>/sessions/``) follows that folder's ``openclaw.json``;
+    any other follows this machine's (``$OPENCLAW_CONFIG_PATH``, ``$OPENCLAW_STATE_DIR``,
+    ``~/.openclaw``, legacy ``~/.clawdbot``). Built-in defaults when there is none. A broken
+    config raises ``ConfigError`` naming file and line.
     """
+    from sessionlens.engine.pi_settings import load_pi_settings, pi_agent_dir
+
+    pi_dir = pi_agent_dir(path)
+    if pi_dir is not None:
+        return load_pi_settings(path, pi_dir)
     folder = Path(path).absolute().parent
     state: Path | None = None
     if folder.parent.parent.name == "agents" and folder.name == "sessions":

@@ -83,6 +83,10 @@ class CompactionSettings:
     #: ``MAX_COMPACTION_RESERVE_RATIO`` 0.25: three quarters stay for the prompt), instead of
     #: the older cap of the floor; 0: the older rule (releases before the SQLite store).
     reserve_window_share: float = 0.0
+    #: Windows the agent's own model list states, ("provider/id", contextWindow) (pi's
+    #: ``models.json``), and the file they came from.
+    model_windows: tuple[tuple[str, int], ...] = ()
+    model_windows_source: str | None = None
 
     @property
     def effective_reserve(self) -> int:

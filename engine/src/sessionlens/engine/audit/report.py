@@ -14,7 +14,7 @@ what was dropped. OpenClaw's own verdict is computed beside it and labelled as O
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sessionlens.engine.contract.ask import ask_overlap
@@ -42,8 +42,9 @@ from sessionlens.engine.persist.provenance import recorded_facts
 from .dropped import DroppedItem, find_dropped
 from .focus_check import focus_result, span_focus
 from .headline import AuditHeadline, audit_headline
+from .kept_tail import kept_tail_finding
 from .openclaw_verdict import OpenClawVerdict, openclaw_verdict, recent_opaque_identifiers
-from .span import CompactionSpan, compaction_span
+from .span import CompactionSpan, compaction_span, path_to
 
 __all__ = [
     "AUDIT_BUDGET_CHARS",
@@ -133,6 +134,12 @@ class AuditReport:
         terms): the only source of "focus applied" anywhere."""
         return self.focus.applied
 
+    #: What this compaction did with that tail, read from the file (``audit.kept_tail``):
+    #: "summarized-again", "not-summarized", "unknown" or "" when there is none; ``..._text``
+    #: is the sentence the faces show.
+    carried_tail_verdict: str = ""
+    carried_tail_text: str = ""
+
     @property
     def total_loss(self) -> bool:
         """The summary is empty or a fallback placeholder and it replaced entries: the
@@ -180,6 +187,8 @@ def audit_report_dict(report: AuditReport) -> dict[str, Any]:
         "dropped": [d.as_dict() for d in report.dropped],
         "summarized_entry_ids": list(report.summarized_entry_ids),
         "carried_tail_entry_ids": list(report.carried_tail_entry_ids),
+        "carried_tail": {"verdict": report.carried_tail_verdict,
+                         "text": report.carried_tail_text},
         "latest_ask": report.latest_ask,
         "summary_chars": report.summary_chars,
         "total_loss": report.total_loss,
@@ -426,7 +435,7 @@ def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *
     span: CompactionSpan = compaction_span(transcript, compaction_id)
     entry = transcript.entry(span.compaction_id)
     summary = entry.summary or "" if summary is None else summary
-    return audit_summary(
+    report = audit_summary(
         transcript, summary,
         summarized_entry_ids=span.summarized_entry_ids,
         template=_writer_template(transcript, entry, summary),
@@ -437,6 +446,14 @@ def audit_compaction(transcript: Transcript, compaction_id: str | None = None, *
         carried_tail_entry_ids=span.carried_tail_entry_ids,
         instructions=recorded_instructions(transcript, entry),
     )
+    if not span.carried_tail_entry_ids:
+        return report
+    before = path_to(transcript, span.compaction_id)[:-1]
+    prev = transcript.get(span.previous_compaction_id or "")
+    found = kept_tail_finding(before, entry, [transcript.entry(i) for i in
+                                             span.carried_tail_entry_ids], prev,
+                              transcript.format)
+    return replace(report, carried_tail_verdict=found.verdict, carried_tail_text=found.text)
 
 
 def recorded_instructions(transcript: Transcript, entry: Entry) -> str:

@@ -6,9 +6,9 @@ took out of the model's context. By the replay rule (transcript-format.md §1.8,
 (or from the start) up to its ``firstKeptEntryId``, or up to the compaction itself when that
 id is not found before it; and also the tail the previous boundary had kept verbatim, which
 the context held until this compaction and does not hold after it. Whether the agent showed
-that tail to its summarizer depends on its version (pi 0.58 starts after the previous
-compaction and drops it unsummarized; OpenClaw 2026.9 starts at its ``firstKeptEntryId``),
-but either way it is gone unless the summary carries it, so it is audited with the rest.
+that tail to its summarizer depends on the release that wrote the compaction, and
+``audit.kept_tail`` reads it from the file per compaction; either way it is gone unless the
+summary carries it, so it is audited with the rest.
 """
 
 from __future__ import annotations

@@ -116,6 +116,8 @@ def _lines(report: AuditReport, audited: ChainAudit, what: str, path: Path) -> l
     if report.carried_tail_entry_ids:
         lines.append(f"  {len(report.carried_tail_entry_ids)} of them the previous compaction had "
                      "kept verbatim: this one took them out of the context")
+        if report.carried_tail_text:
+            lines.append(f"  kept tail     {report.carried_tail_text}")
     if report.total_loss:
         lines.append(f"  TOTAL LOSS: the summary is no summary; all {len(report.dropped)} "
                      f"specifics of the {len(report.summarized_entry_ids)} summarized entries "

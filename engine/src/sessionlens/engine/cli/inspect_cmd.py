@@ -2,8 +2,10 @@
 
 Counting rules (DESIGN.md): ``entries`` leaves out the header; ``by_type`` and ``by_role``
 count the whole file (every branch); ``active_path_length`` is the path leaf -> root;
-``context_messages`` is the replayed context, a compaction summary counting as one, and
-``context`` the same as ``{role, text}`` items (``load.context_text``);
+``context`` is the replayed context as ``{role, text}`` items in the order the model sees
+them (a compaction gives its ``systemMessage``, when pi 1.6 stored one, then its summary; a
+``context_edit`` shows its replacement, and the entries it hides are absent), and
+``context_messages`` is its length;
 unreadable lines appear only under ``diagnostics``.
 
 Tokens: the replayed context is always counted exactly; the rest of the file only with
@@ -123,6 +125,7 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
     by_role = Counter(e.message.role for e in t.entries if e.message is not None)
     report = (count_tokens(t, encoding, cache=cache) if file_tokens
               else count_context_tokens(t, encoding, cache=cache))
+    context = context_texts(t)
     return {
         "path": str(t.path),
         "format": t.format,
@@ -137,9 +140,9 @@ def inspect_summary(t: Transcript, encoding: str = "o200k_base", *, file_tokens:
         "leaf_id": t.leaf_id,
         "active_path_length": len(t.active_path),
         "active_path": list(t.active_path),
-        "context_messages": len(t.context),
+        "context_messages": len(context),
         # what the agent's model sees, in order: hold it against a request the agent sent
-        "context": context_texts(t),
+        "context": context,
         "labels": dict(t.labels),
         "tokens": _tokens(t, report, cache),
         "cost": _cost_json(t),

@@ -50,7 +50,10 @@ def add_settings_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context-window", type=positive_int, metavar="N",
                    help="the agent model's context window (default: openclaw.json, the "
                         "provider's own error, or the model's known window)")
-    p.add_argument("--rule", choices=CUT_RULES, help="cut rule (default: the file's agent's)")
+    p.add_argument("--rule", choices=CUT_RULES,
+                   help="cut rule (default: the file's agent's today: pi-1.6 for pi files, "
+                        "openclaw-2026.9 for OpenClaw ones; pi-0.73 is pi 0.63.1-0.73.1, "
+                        "pi-0.58 pi up to 0.63.0)")
 
 
 def overrides_from_args(args: argparse.Namespace) -> Overrides:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal
 from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cutpoints import usage_context
 from sessionlens.engine.plan.planner import context_window_of
+from sessionlens.engine.plan.rules import pi_evidence
 from sessionlens.engine.sessions.store import StoreRecord
 from sessionlens.engine.sessions.store_row import store_record as row_record
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
@@ -145,6 +146,8 @@ def flush_threshold(settings: CompactionSettings, window: int) -> tuple[int, int
 def _skip_reason(transcript: Transcript, settings: CompactionSettings,
                  providers: Sequence[str], session_key: str | None) -> FlushReason | None:
     if transcript.format not in ("openclaw-v3", "openclaw-sqlite"):  # pi, Claude Code, ...
+        return "not-openclaw"
+    if pi_evidence(transcript) is not None:  # a v3 file pi wrote: pi has no memory flush
         return "not-openclaw"
     if not settings.memory_flush_enabled:
         return "disabled"
@@ -323,7 +326,9 @@ def analyze_memory_flush(transcript: Transcript, settings: CompactionSettings, *
     skip = _skip_reason(transcript, settings, providers,
                         store.session_key if store is not None else None)
     skip_text = {
-        "not-openclaw": f"a {transcript.format} transcript",
+        "not-openclaw": f"a pi transcript ({pi_evidence(transcript)}); pi runs no memory flush"
+                        if pi_evidence(transcript) is not None
+                        else f"a {transcript.format} transcript",
         "disabled": "agents.defaults.compaction.memoryFlush.enabled is false",
         "cli-backend": f"the agent ran on {providers[-1] if providers else 'a CLI backend'}",
         "read-only-workspace": f"sandbox mode {settings.sandbox_mode}, workspaceAccess "

@@ -1,5 +1,12 @@
 """The replayed context as ``{role, text}`` items: what the agent's model sees, in order.
 
+One function for every face (``inspect --json``'s ``context``), with the view of each agent
+held against what that agent sends: pi and OpenClaw files (and the other agents' files) as
+``load.context_messages`` spells them (pi 1.6's system message and context edits included),
+OpenClaw's SQLite store as the summarizer's conversion gives them (OpenClaw's own reader
+agrees), and Codex rollouts as below.
+
+For Codex:
 ``inspect --json`` gives this list as ``context`` so that anyone can hold it against a request
 the agent sent. Roles are the ones the agent sends them under: ``user``, ``assistant``,
 ``developer`` / ``system`` (Codex's instructions and injected developer messages), ``tool_call``
@@ -13,7 +20,7 @@ instructions) opens the list.
 from __future__ import annotations
 
 import json
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from sessionlens.engine.model import (
     ContextItem,
@@ -87,6 +94,10 @@ def context_texts(transcript: Transcript) -> list[ContextText]:
     roles and texts its agent sends them (each view checked against that agent's requests)."""
     if transcript.format == "openclaw-sqlite":
         return _llm_texts(transcript)
+    if transcript.format != "codex":  # pi and OpenClaw files, and the other agents'
+        from .context_messages import context_json
+
+        return cast(list[ContextText], context_json(transcript))
     out: list[ContextText] = []
     first = transcript.header.extra.get("sent_first") if transcript.header else None
     if isinstance(first, dict) and isinstance(first.get("text"), str):

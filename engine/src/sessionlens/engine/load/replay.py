@@ -4,9 +4,14 @@ The last ``compaction`` or ``reset`` on the path is the boundary. A compaction e
 summary first, then the retained window ``[firstKept, boundary)``, then everything after the
 boundary. ``firstKeptEntryId`` counts only when it lies strictly before the boundary; when
 it is the compaction's own id (OpenClaw's hardened manual boundary) or is not found, nothing
-before the boundary is kept. A compaction whose ``extra`` names ``summary_after`` (Codex: the
+before the boundary is kept; stored ``system`` messages in that window are prompt state and
+stay out (pi 1.6 ``buildContextEntries``: the compaction's own ``systemMessage`` stands for
+them and leads its summary). A compaction whose ``extra`` names ``summary_after`` (Codex: the
 summary follows the messages it kept, written after it) emits its summary right after that
-entry instead of first (``None``: first, as usual). A reset emits nothing itself and keeps a tool-pairing-safe part
+entry instead of first (``None``: first, as usual). ``context_edit`` entries (pi 1.6) change
+what the model sees of an earlier entry: the latest edit of an entry among the replayed ones
+wins; a null replacement hides the entry, any other swaps its content (the item names the
+edit). A reset emits nothing itself and keeps a tool-pairing-safe part
 of its window (tool results whose call is not retained are dropped, as OpenClaw does).
 
 OpenClaw writes transcript-only assistant messages it never replays to the model: the
@@ -34,6 +39,7 @@ BOUNDARY_TYPES = ("compaction", "reset")
 TRANSCRIPT_ONLY_MODELS = frozenset({"gateway-injected", "delivery-mirror"})
 #: The text OpenClaw writes for a turn that failed before producing content.
 FAILED_TEXT = "[assistant turn failed before producing content]"
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
 
 
 def context_item(entry: Entry, openclaw: bool = False) -> ContextItem | None:
@@ -77,7 +83,7 @@ def build_context(entries_by_id: Mapping[str, Entry], active_path: Sequence[str]
     boundary = last_boundary(path)
     out: list[ContextItem] = []
     if boundary < 0:
-        _emit(path, out, openclaw)
+        _emit(path, out, openclaw, _edits(path))
         return tuple(out)
     mark = path[boundary]
     first_kept = boundary
@@ -86,30 +92,43 @@ def build_context(entries_by_id: Mapping[str, Entry], active_path: Sequence[str]
             if path[i].id == mark.first_kept_entry_id:
                 first_kept = i
                 break
-    window = path[first_kept:boundary]
+    window = [e for e in path[first_kept:boundary] if e.role != "system"]
     summary = ContextItem("compaction_summary", mark.id, "compactionSummary")
     after = mark.extra.get("summary_after") if mark.type == "compaction" else None
     if mark.type == "compaction" and after is None:
         out.append(summary)
     elif mark.type != "compaction":
         window = _pairing_safe(window)
-    _emit(window, out, openclaw)
     rest = path[boundary + 1:]
+    edits = _edits([*window, *rest])
+    _emit(window, out, openclaw, edits)
     if after is not None:
         at = next((i for i, e in enumerate(rest) if e.id == after), None)
         cut = len(rest) if at is None else at + 1
-        _emit(rest[:cut], out, openclaw)
+        _emit(rest[:cut], out, openclaw, edits)
         out.append(summary)
         rest = rest[cut:]
-    _emit(rest, out, openclaw)
+    _emit(rest, out, openclaw, edits)
     return tuple(out)
 
 
-def _emit(entries: Sequence[Entry], out: list[ContextItem], openclaw: bool) -> None:
+def _edits(entries: Sequence[Entry]) -> dict[str, Entry]:
+    """The latest ``context_edit`` of each target among ``entries`` (the replayed ones)."""
+    return {e.target_id: e for e in entries if e.type == "context_edit" and e.target_id}
+
+
+def _emit(entries: Sequence[Entry], out: list[ContextItem], openclaw: bool,
+          edits: Mapping[str, Entry]) -> None:
     for e in entries:
         item = context_item(e, openclaw)
-        if item is not None:
+        if item is None:
+            continue
+        edit = edits.get(e.id)
+        if edit is None:
             out.append(item)
+        elif edit.replacement is not None:  # pi swaps the content of these roles only
+            out.append(ContextItem(item.kind, item.entry_id, item.role,
+                                   edit.id if item.role in _EDITABLE_ROLES else None))
 
 
 def _pairing_safe(window: Sequence[Entry]) -> list[Entry]:

@@ -88,6 +88,9 @@ class Preparation:
     #: True when the agent would not compact this path at all, whatever the cut (its last
     #: entry is already a compaction, or a reset): a user's cut or a hard boundary is refused too.
     refused: bool = False
+    #: Rows in [region_start, end) that are not part of the agent's region and never summary
+    #: input (pi 1.6: stored system messages the previous compaction's kept tail held).
+    outside: tuple[int, ...] = ()
 
 
 def is_cut_entry(entry: Entry) -> bool:

@@ -341,21 +341,22 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     start, boundary = prep.region_start, prep.boundary
     first = cut.first_kept_index
     history_end = cut.turn_start_index if cut.turn_start_index is not None else first
-    skip = {boundary} if boundary is not None else set()
+    skip = {boundary, *prep.outside} if boundary is not None else set(prep.outside)
     summarized_at = [i for i in (*prep.prelude, *range(start, history_end)) if i not in skip]
     summarized = [path[i] for i in summarized_at]
     prefix = [path[i] for i in range(history_end, first) if i not in skip]
     # the previous compaction's kept tail leaves the context with this cut too; a rule whose
     # region starts after that compaction (pi) never summarizes it, so SessionLens gives it to
     # the summarizer ahead of the region (the cut and every pi figure stay pi's own)
-    inside = {*summarized_at, *range(history_end, end)}  # the region's own entries
+    inside = {*summarized_at, *range(history_end, end), *prep.outside}  # the region's own
     carried_at = ([i for i in carried_tail_indices(path, boundary) if i not in inside]
                   if boundary is not None and path[boundary].type == "compaction" else [])
     carried = [path[i] for i in carried_at]
     if not any(is_message_entry(e) for e in (*summarized, *prefix)):
-        degenerate = (" (pi 0.58 would still write a compaction, with nothing the model "
-                      "sees to summarize)"
-                      if rule == "pi-0.58" and not hard and cut_entry_id is None else "")
+        degenerate = (f" ({rule.replace('-', ' ')} would still write a compaction, with "
+                      "nothing the model sees to summarize)"
+                      if rule.startswith("pi-") and rule != "pi-2025.12" and not hard
+                      and cut_entry_id is None else "")
         raise NothingToCompact(f"{where}: Nothing to compact: the whole region is kept "
                                f"({cut.reason}){degenerate}")
 

@@ -7,7 +7,7 @@ cut, tokensBefore, the threshold check's number) and which estimator that agent 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.model import Entry
@@ -17,6 +17,8 @@ from .cut_claude_code import claude_code_prepare
 from .cut_codex import codex_prepare
 from .cut_openclaw import openclaw_find_cut_point, openclaw_prepare
 from .cut_pi import pi_find_cut_point, pi_prepare
+from .cut_pi073 import pi073_prepare
+from .cut_pi16 import pi16_find_cut_point, pi16_prepare
 from .cutpoints import (
     CutPoint,
     Preparation,
@@ -32,6 +34,17 @@ __all__ = ["find_cut_point", "legacy_tokens_before", "prepare_rule", "rule_estim
 _MESSAGE_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 
 
+_Prepare = Callable[[Sequence[Entry], int, Sequence[int]], Preparation]
+_Finder = Callable[[Sequence[Entry], int, int, float, Sequence[int]], CutPoint]
+#: pi's releases, newest first: rule -> (its prepareCompaction, its findCutPoint). Each lives
+#: in its own module; a new pi release is a module, a line here and its ``CUT_RULES`` entry.
+_PI_RELEASES: dict[str, tuple[_Prepare, _Finder]] = {
+    "pi-1.6": (pi16_prepare, pi16_find_cut_point),
+    "pi-0.73": (pi073_prepare, pi_find_cut_point),
+    "pi-0.58": (pi_prepare, pi_find_cut_point),
+}
+
+
 def rule_estimator(rule: CutRule) -> EstimateRules:
     """The per-message estimator the rule's agent decides with."""
     return "openclaw" if rule == "openclaw-2026.9" else "pi"
@@ -41,7 +54,8 @@ def find_cut_point(path: Sequence[Entry], start: int, end: int, keep_recent_toke
                    estimates: Sequence[int], rule: str) -> CutPoint:
     """The automatic cut of ``rule`` over ``path[start:end]`` (just the cut: no region, no
     rescaling of keepRecentTokens; ``prepare_rule`` does those)."""
-    finders = {"pi-0.58": pi_find_cut_point, "openclaw-2026.9": openclaw_find_cut_point,
+    finders = {**{r: f for r, (_, f) in _PI_RELEASES.items()},
+               "openclaw-2026.9": openclaw_find_cut_point,
                "tool-frames": frames_cut_point, "pi-2025.12": user_turns_cut_point,
                "claude-code-2.1": frames_cut_point}
     finder = finders.get(rule)
@@ -90,8 +104,9 @@ def prepare_rule(path: Sequence[Entry], rule: str, keep: int, estimates: Sequenc
     """What ``rule``'s agent prepares for ``path`` (``estimates`` by ``rule_estimator``)."""
     if rule not in CUT_RULES:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
-    if rule == "pi-0.58":
-        return pi_prepare(path, keep, estimates)
+    release = _PI_RELEASES.get(rule)
+    if release is not None:
+        return release[0](path, keep, estimates)
     if rule == "openclaw-2026.9":
         return openclaw_prepare(path, keep, estimates, manual=manual)
     if rule == "claude-code-2.1":   # keeps a round, not a token budget: ``keep`` unused

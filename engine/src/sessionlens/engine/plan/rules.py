@@ -22,11 +22,11 @@ from sessionlens.engine.model import Transcript
 
 __all__ = [
     "AGENT_NAMES", "CUT_RULES", "DEFAULT_CUT_RULE", "FileAgent", "AgentGuess", "CutRule",
-    "CutRuleInfo", "default_cut_rule", "file_agent", "rule_label", "rule_note",
+    "CutRuleInfo", "default_cut_rule", "file_agent", "pi_evidence", "rule_label", "rule_note",
 ]
 
-CutRule = Literal["pi-0.58", "openclaw-2026.9", "pi-2025.12", "tool-frames", "claude-code-2.1",
-                  "codex-0.17"]
+CutRule = Literal["pi-1.6", "pi-0.73", "pi-0.58", "openclaw-2026.9", "pi-2025.12",
+                  "tool-frames", "claude-code-2.1", "codex-0.17"]
 FileAgent = Literal["pi", "openclaw", "claude-code", "codex"]
 
 AGENT_NAMES: Mapping[str, str] = MappingProxyType({
@@ -47,7 +47,22 @@ class CutRuleInfo:
 
 CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for info in (
     CutRuleInfo(
-        "pi-0.58", "pi", "@mariozechner/pi-coding-agent 0.58.3 (dist/core/compaction/compaction.js)",
+        "pi-1.6", "pi", "@earendil-works/pi-coding-agent 1.6.0 (dist/core/compaction/"
+        "compaction.js; releases 1.6.x)",
+        "pi 1.6's cut, over what its model sees (context edits applied): the region starts at "
+        "the previous compaction's first kept entry; trailing tool results over budget keep "
+        "the last cut point; any user-like row starts a turn; images in user messages count "
+        "4,800 chars; an empty compaction is refused; tokensBefore ignores usage older than "
+        "the latest compaction or context edit"),
+    CutRuleInfo(
+        "pi-0.73", "pi", "@mariozechner/pi-coding-agent 0.73.1 (dist/core/compaction/"
+        "compaction.js; releases 0.63.1 to 0.73.1)",
+        "pi 0.63-0.73's cut: pi 0.58's walk, but a repeated compaction summarizes from the "
+        "previous compaction's first kept entry (its kept tail is summarized again) and "
+        "tokensBefore is estimated over the whole rebuilt context"),
+    CutRuleInfo(
+        "pi-0.58", "pi", "@mariozechner/pi-coding-agent 0.58.3 (dist/core/compaction/"
+        "compaction.js; releases up to 0.63.0)",
         "pi's own cut: walk back from the newest message adding estimates until "
         "keepRecentTokens, then cut at the first user, assistant, bash or custom entry at or "
         "after that point; the region starts after the last compaction"),
@@ -87,7 +102,7 @@ CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for inf
 #: The rule a file gets when nothing is known about it (SessionLens reads OpenClaw first).
 DEFAULT_CUT_RULE: CutRule = "openclaw-2026.9"
 _AGENT_RULE: Mapping[str, CutRule] = MappingProxyType({
-    "pi": "pi-0.58", "openclaw": "openclaw-2026.9", "claude-code": "claude-code-2.1",
+    "pi": "pi-1.6", "openclaw": "openclaw-2026.9", "claude-code": "claude-code-2.1",
     "codex": "codex-0.17"})
 
 
@@ -111,6 +126,22 @@ def _path_evidence(transcript: Transcript) -> AgentGuess | None:
     if ".pi" in parts or (len(parts) >= 3 and parts[-3] == "sessions"
                           and parts[-2].startswith("--") and parts[-2].endswith("--")):
         return AgentGuess("pi", "it lies in pi's sessions/--<cwd>--/ folder")
+    return None
+
+
+#: Rows only pi 1.6 writes (OpenClaw 2026.9 writes none of them).
+_PI16_ROWS = frozenset({"usage", "context_edit"})
+
+
+def pi_evidence(transcript: Transcript) -> str | None:
+    """Why the file is surely pi's (its folder, or rows only pi 1.6 writes), or None when
+    nothing in it says so (``file_agent`` still guesses pi for an unmarked v3 file)."""
+    by_path = _path_evidence(transcript)
+    if by_path is not None:
+        return by_path.reason if by_path.agent == "pi" else None
+    for e in transcript.entries:
+        if e.type in _PI16_ROWS or e.role == "system" or e.system_message is not None:
+            return f"it holds pi 1.6's {e.type if e.type in _PI16_ROWS else 'system message'} rows"
     return None
 
 
@@ -174,7 +205,7 @@ def rule_note(rule: str, agent: str) -> str:
 
 def rule_label(rule: str, agent: str) -> str:
     """How a face names the rule in use: "openclaw-2026.9 (default for OpenClaw files)", or
-    "tool-frames (chosen; the default for pi files is pi-0.58)"."""
+    "tool-frames (chosen; the default for pi files is pi-1.6)"."""
     default = _AGENT_RULE.get(agent, DEFAULT_CUT_RULE)
     files = f"{AGENT_NAMES.get(agent, agent)} files"
     if rule == default:

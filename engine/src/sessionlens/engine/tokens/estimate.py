@@ -41,7 +41,7 @@ __all__ = [
     "EstimateRules", "entry_count_text", "entry_image_count", "estimate_entry_tokens",
     "estimate_message_chars", "estimate_string_chars", "estimate_tokens_from_chars",
     "known_pi_estimates", "measure_entry", "pi_entry_chars", "pi_entry_tokens", "pi_estimate",
-    "tool_arguments_json", "tool_arguments_length", "utf16_len",
+    "system_parts", "tool_arguments_json", "tool_arguments_length", "utf16_len",
 ]
 
 EstimateRules = Literal["pi", "openclaw"]
@@ -190,7 +190,22 @@ def _measure_message(msg: Message) -> tuple[str, int, int, int]:
         cmd, out = msg.command or "", msg.output or ""
         return (f"{cmd}\n{out}", utf16_len(cmd) + utf16_len(out),
                 estimate_string_chars(cmd) + estimate_string_chars(out), 0)
+    if role == "system":
+        # counted exactly (the prompt the model reads), but neither pi 0.58 nor OpenClaw
+        # estimates a system message (pi 1.6's own estimate lives in plan/cut_pi16)
+        return "\n".join(system_parts(msg)), 0, 0, _image_count(msg.content)
     return "", 0, 0, 0
+
+
+def system_parts(msg: Message) -> list[str]:
+    """What pi 1.6 ``estimateTokens`` measures of a stored system message: its text, each
+    section that is not null, and ``JSON.stringify(toolsAdded)`` when it adds tools (images
+    in its content are charged by the caller)."""
+    parts = _content_texts(msg.content)
+    parts += [v for v in (msg.sections or {}).values() if v]
+    if msg.tools_added:
+        parts.append(tool_arguments_json(list(msg.tools_added)))
+    return parts
 
 
 def measure_entry(entry: Entry) -> tuple[str, int, int, int]:
@@ -209,6 +224,10 @@ def measure_entry(entry: Entry) -> tuple[str, int, int, int]:
         return text, pi, oc, images
     if entry.type in ("compaction", "branch_summary"):
         summary = entry.summary or ""
+        if entry.system_message is not None:  # pi 1.6: the context starts with it
+            text, _, _, images = _measure_message(entry.system_message)
+            return (f"{text}\n{summary}", utf16_len(summary), estimate_string_chars(summary),
+                    images)
         return summary, utf16_len(summary), estimate_string_chars(summary), 0
     if entry.type == "custom_message":
         return _measure_message(Message(role="custom", content=entry.content))

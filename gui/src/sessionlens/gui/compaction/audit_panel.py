@@ -230,6 +230,8 @@ class AuditPanel(QWidget):
             label += self.tr(" · %1 of the summarized entries were the tail the previous "
                              "compaction kept verbatim, taken out of the context here").replace(
                 "%1", str(len(report.carried_tail_entry_ids)))
+            if report.carried_tail_text:  # what this compaction did with them, from the file
+                label += " · " + report.carried_tail_text
         self.show_report(report, label, source=file_name)
 
     def _on_source(self, index: int) -> None:

@@ -134,6 +134,20 @@ class FieldReader:
                          file_ops=self.file_ops(obj.get("details")),
                          from_hook=self.flag(obj, "fromHook"),
                          from_id=self.opt_str(obj, "fromId"),
+                         system_message=self.system_message(obj.get("systemMessage")),
+                         usage=self.usage(obj.get("usage")),
+                         append_mode=append_mode, extra=_EMPTY)
+        if etype == "context_edit":
+            target = obj.get("targetId")
+            if type(target) is not str:
+                self.warn("context_edit has no string 'targetId'; it edits nothing")
+                target = None
+            return Entry(*base, target_id=target, replacement=self.replacement(obj),
+                         append_mode=append_mode, extra=_EMPTY)
+        if etype == "usage":
+            return Entry(*base, reason=self.opt_str(obj, "kind"),
+                         provider=self.opt_str(obj, "provider"),
+                         model_id=self.opt_str(obj, "model"), usage=self.usage(obj.get("usage")),
                          append_mode=append_mode, extra=_EMPTY)
         if etype == "custom_message":
             content, _ = self.blocks(obj.get("content"))
@@ -166,6 +180,46 @@ class FieldReader:
                          first_kept_entry_id=self.opt_str(obj, "firstKeptEntryId"),
                          append_mode=append_mode, extra=_EMPTY)
         return Entry(*base, append_mode=append_mode, extra=_EMPTY)
+
+    def system_message(self, raw: Any) -> Message | None:
+        """A compaction's ``systemMessage`` (pi 1.6), read as a stored system message."""
+        if raw is None:
+            return None
+        if type(raw) is not dict or raw.get("role") != "system":
+            self.warn("'systemMessage' should be a system message object; ignored")
+            return None
+        return self.message(raw)
+
+    def replacement(self, obj: dict[str, Any]) -> tuple[ContentBlock, ...] | None:
+        """A context edit's new content; None when ``replacement`` is null (it hides)."""
+        raw = obj.get("replacement")
+        if raw is None:
+            return None
+        if type(raw) is not dict or "content" not in raw:
+            self.warn("context_edit 'replacement' should be null or an object with 'content'; "
+                      "read as hiding its target")
+            return None
+        blocks, _ = self.blocks(raw.get("content"))
+        return blocks
+
+    def _system(self, m: dict[str, Any], content: tuple[ContentBlock, ...], is_string: bool,
+                ts_ms: int | None) -> Message:
+        raw_sections = m.get("sections")
+        sections: dict[str, str | None] | None = None
+        if type(raw_sections) is dict:
+            sections = {str(k): v for k, v in raw_sections.items()
+                        if v is None or type(v) is str}
+        elif raw_sections is not None:
+            self.warn("system message 'sections' should be an object; ignored")
+        added = m.get("toolsAdded")
+        removed = m.get("toolsRemoved")
+        return Message("system", content, is_string, ts_ms,
+                       sections=MappingProxyType(sections) if sections is not None else None,
+                       tools_added=tuple(t for t in added if type(t) is dict)
+                       if type(added) is list else (),
+                       tools_removed=tuple(t["name"] for t in removed
+                                           if type(t) is dict and type(t.get("name")) is str)
+                       if type(removed) is list else ())
 
     def file_ops(self, details: Any) -> FileOps | None:
         if details is None:
@@ -240,6 +294,8 @@ class FieldReader:
             return Message(role, content, is_string, ts_ms,
                            custom_type=self.opt_str(m, "customType"),
                            display=self.flag(m, "display", True))
+        if role == "system":
+            return self._system(m, content, is_string, ts_ms)
         return _new_plain(role, content, is_string, ts_ms)
 
     def usage(self, u: Any) -> Usage | None:
