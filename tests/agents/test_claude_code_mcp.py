@@ -64,9 +64,13 @@ def text_of(block: dict[str, Any]) -> str:
     return "\n".join(str(c.get("text", "")) for c in content or [] if isinstance(c, dict))
 
 
-@pytest.fixture(scope="module")
-def run(samples_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One ``claude -p`` turn: search, search, answer. The requests and the paths."""
+@pytest.fixture(scope="module", params=["tool-search", "direct"])
+def run(request: pytest.FixtureRequest, samples_dir: Path,
+        tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One ``claude -p`` turn: (ToolSearch,) search, search, answer; the requests, the
+    paths, and ``first``: the index of the request that answers the first search. With
+    "tool-search" (Claude Code's default) the model loads the schema first, as it is told
+    to; with "direct" the schemas are in the first request."""
     base = tmp_path_factory.mktemp("claude-mcp")
     root = base / "sessions"
     root.mkdir()
@@ -75,41 +79,65 @@ def run(samples_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     secrets = compacted_secret_session(root / "secrets.jsonl")
     before = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
     config = mcp_config(root, base / "sessionlens", base / "mcp.json")
+    load = [Reply("", (ToolCall("ToolSearch", {"query": f"select:{TOOL}"}, "toolu_load"),))]
+    search_first = request.param == "tool-search"
     script = Script.of([
+        *(load if search_first else []),
         Reply("", (ToolCall(TOOL, {"query": FACT, "limit": 5}, "toolu_fact"),)),
         Reply("", (ToolCall(TOOL, {"query": SECRETS_QUERY, "limit": 5}, "toolu_secrets"),)),
         Reply("The key was lost at a compaction; the original text is in sample 03."),
-    ], fallback=Reply("Noted."))
-    with driver(base / "run", responder=script, env=NO_TOOL_SEARCH) as d:
+    ], fallback=Reply("Noted."))  # distinct ids: a repeated tool_use id interrupts the turn
+    env = {} if search_first else NO_TOOL_SEARCH
+    with driver(base / "run", responder=script, env=env) as d:
         turn = d.turn("What happened to the Brave API key, and to the deploy keys?",
                       tools=f"Bash,Read,{TOOL}",
                       flags=[f"--mcp-config={config}", "--strict-mcp-config"])
         requests = list(d.server.requests)
     after = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
-    return {"turn": turn, "requests": requests, "s03": str(s03.resolve()),
+    return {"mode": request.param, "turn": turn, "requests": requests,
+            "first": 2 if search_first else 1, "s03": str(s03.resolve()),
             "secrets": str(secrets.resolve()), "unchanged": before == after}
 
 
 def test_claude_code_offers_the_recall_tools(run: dict[str, Any]) -> None:
     assert run["turn"].returncode == 0, run["turn"].result
-    names = run["requests"][0].tool_names()
-    assert TOOL in names and "mcp__sessionlens__trace_fact" in names
+    first: Request = run["requests"][0]
+    if run["mode"] == "direct":
+        assert TOOL in first.tool_names() and "mcp__sessionlens__trace_fact" in first.tool_names()
+        return
+    assert TOOL not in first.tool_names()           # deferred: listed by name only
+    assert f"\n{TOOL}\n" in json.dumps(first.body).replace("\\n", "\n")
+    after: Request = run["requests"][1]              # ToolSearch answered with a reference
+    assert tool_results(after) == [{"type": "tool_result", "tool_use_id": "toolu_load",
+                                    "content": [{"type": "tool_reference", "tool_name": TOOL}]}]
+    schema = next(t for t in after.body["tools"] if t["name"] == TOOL)  # and the schema sent
+    assert schema.get("defer_loading") is True and "compaction" in schema["description"]
 
 
 def test_the_search_answer_is_in_the_next_request(run: dict[str, Any]) -> None:
     requests: list[Request] = run["requests"]
-    assert len(requests) >= 3, [r.last_user_text()[:80] for r in requests]
-    first = tool_results(requests[1])
-    assert len(first) == 1 and not first[0].get("is_error"), first
-    text = text_of(first[0])
-    assert run["s03"] in text and FACT in text
-    assert "lost at compaction 578fa8c6" in text       # what compaction 2 did to the fact
-    second = tool_results(requests[2])
-    assert len(second) == 1 and not second[0].get("is_error"), second
-    text = text_of(second[0])
-    assert run["secrets"] in text and "lost at compaction 00000065" in text
-    assert "[REDACTED:" in text                        # the hit's secrets, masked
+    n = run["first"]
+    assert len(requests) == n + 2, [r.last_user_text()[:80] for r in requests]
+    fact = answer(requests[n], "toolu_fact")
+    assert fact["query"] == FACT
+    hit = next(h for h in fact["hits"] if h["entry_id"] == "d9e47ccd")
+    assert hit["path"] == run["s03"]                  # which session the answer came from
+    assert hit["fate"]["text"].startswith("lost at compaction 578fa8c6")  # compaction 2
+    dropped = answer(requests[n + 1], "toolu_secrets")
+    assert dropped["hits"] and {h["path"] for h in dropped["hits"]} == {run["secrets"]}
+    assert all(h["fate"]["text"].startswith("lost at compaction 00000065")
+               for h in dropped["hits"])
+    assert "[REDACTED:" in json.dumps(dropped)       # the hits held secrets, masked
     assert run["turn"].result.get("result", "").startswith("The key was lost")
+
+
+def answer(request: Request, call_id: str) -> dict[str, Any]:
+    """The one tool_result of ``request``'s last message, for ``call_id``, as JSON."""
+    blocks = tool_results(request)
+    assert [b["tool_use_id"] for b in blocks] == [call_id] and not blocks[0].get("is_error")
+    value = json.loads(text_of(blocks[0]))
+    assert isinstance(value, dict)
+    return value
 
 
 def test_no_planted_secret_reaches_the_model_and_nothing_is_written(
