@@ -6,7 +6,9 @@ tools allowed by ``--allowedTools``. It answers about a temporary folder holding
 sample 03 and a session built with the factories whose planted secrets a compaction dropped.
 The scripted model calls ``search_sessions`` twice (the sample's fact, then the secrets'
 turns) and then answers; each tool answer must be in the next request Claude Code sends,
-and no planted secret in anything it sends.
+and no planted secret in anything it sends. Twice: as Claude Code runs by default (MCP tools
+deferred: the model first loads the schema with ``ToolSearch`` ``select:``) and with
+``ENABLE_TOOL_SEARCH=false`` (the schemas in the first request). About 3 s a run.
 """
 
 from __future__ import annotations
