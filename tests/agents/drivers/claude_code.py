@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,10 +156,14 @@ class ClaudeDriver:
         return env
 
     def turn(self, prompt: str, *, resume: str | None = None,
-             env: Mapping[str, str] | None = None) -> Turn:
-        """One ``claude -p`` process; resumes this driver's session unless told otherwise."""
+             env: Mapping[str, str] | None = None, tools: str = "Bash,Read",
+             flags: Sequence[str] = ()) -> Turn:
+        """One ``claude -p`` process; resumes this driver's session unless told otherwise.
+        ``tools`` is the ``--allowedTools`` value; ``flags`` go before the prompt (each in
+        ``--flag=value`` form: a variadic flag's separate value would swallow the prompt)."""
         sid = resume or self.session_id
-        args = [str(self.binary), "-p", "--output-format", "json", "--allowedTools=Bash,Read"]
+        args = [str(self.binary), "-p", "--output-format", "json", f"--allowedTools={tools}",
+                *flags]
         if sid is not None:
             args += ["--resume", sid]
         before = len(self.server.requests)
