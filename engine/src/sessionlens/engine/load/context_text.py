@@ -1,12 +1,13 @@
 """The replayed context as ``{role, text}`` items: what the agent's model sees, in order.
 
 One function for every face (``inspect --json``'s ``context``), with the view of each agent
-held against what that agent sends: pi and OpenClaw files (and the other agents' files) as
-``load.context_messages`` spells them (pi 1.6's system message and context edits included),
-OpenClaw's SQLite store as the summarizer's conversion gives them (OpenClaw's own reader
-agrees), and Codex rollouts as below.
+held against what that agent sends: pi and OpenClaw files as ``load.context_messages``
+spells them (pi 1.6's system message and context edits included, as pi's own
+``buildSessionContext`` has them), OpenClaw's SQLite store as the summarizer's conversion
+gives them (OpenClaw's own reader agrees), and every other agent's file (Codex, Claude Code,
+Gemini CLI, ...) as below, checked against Codex's and Gemini's requests.
 
-For Codex:
+For those:
 ``inspect --json`` gives this list as ``context`` so that anyone can hold it against a request
 the agent sent. Roles are the ones the agent sends them under: ``user``, ``assistant``,
 ``developer`` / ``system`` (Codex's instructions and injected developer messages), ``tool_call``
@@ -94,7 +95,7 @@ def context_texts(transcript: Transcript) -> list[ContextText]:
     roles and texts its agent sends them (each view checked against that agent's requests)."""
     if transcript.format == "openclaw-sqlite":
         return _llm_texts(transcript)
-    if transcript.format != "codex":  # pi and OpenClaw files, and the other agents'
+    if transcript.format in ("openclaw-v3", "pi-v1", "pi-v2"):  # pi and OpenClaw files
         from .context_messages import context_json
 
         return cast(list[ContextText], context_json(transcript))
