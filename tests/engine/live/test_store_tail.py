@@ -8,40 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.openclaw_store import append_events, unpack_store
+from fixtures.openclaw_store import (
+    ALPHA_LEAF,
+    append_events,
+    unpack_store,
+)
+from fixtures.openclaw_store import assistant_event as assistant
+from fixtures.openclaw_store import compaction_event as compaction
+from fixtures.openclaw_store import user_event as user
 from sessionlens.engine.live.gauge import gauge_of
 from sessionlens.engine.live.preview import next_cut
 from sessionlens.engine.live.session import LiveSession
 from sessionlens.engine.live.store_tail import follow_store, mark_store, store_db_of
 from sessionlens.engine.opened import open_transcript
-
-#: The last entry of window "alpha" in the committed store (its leaf).
-ALPHA_LEAF = "bd216849-933b-4a82-bee1-687361bd5473"
-
-
-def user(entry_id: str, parent: str, text: str) -> dict[str, object]:
-    return {"type": "message", "id": entry_id, "parentId": parent,
-            "timestamp": "2026-12-04T04:10:00.000Z",
-            "message": {"role": "user", "content": text, "timestamp": 1796400000000,
-                        "__openclaw": {"senderIsOwner": True}}}
-
-
-def assistant(entry_id: str, parent: str, text: str, used: int) -> dict[str, object]:
-    return {"type": "message", "id": entry_id, "parentId": parent,
-            "timestamp": "2026-12-04T04:10:01.000Z",
-            "message": {"role": "assistant", "content": [{"type": "text", "text": text}],
-                        "api": "openai-completions", "provider": "scripted", "model": "m1",
-                        "usage": {"input": used - 20, "output": 20, "cacheRead": 0,
-                                  "cacheWrite": 0, "totalTokens": used},
-                        "stopReason": "stop", "timestamp": 1796400001000}}
-
-
-def compaction(entry_id: str, parent: str, first_kept: str) -> dict[str, object]:
-    return {"type": "compaction", "id": entry_id, "parentId": parent,
-            "timestamp": "2026-12-04T04:11:00.000Z",
-            "summary": "## Decisions\n- The user is testing SessionLens against OpenClaw.\n",
-            "firstKeptEntryId": first_kept, "tokensBefore": 19_000, "tokensAfter": 900}
-
 
 PASTE = " ".join(f"line {i}: the quarterly figures are in the attached sheet."
                  for i in range(1500))
