@@ -19,12 +19,8 @@ from pathlib import Path
 
 import zstandard
 
-from sessionlens.engine.errors import LoadError
-from sessionlens.engine.load.formats.openclaw_store import (
-    STORE_NAME,
-    decode_event,
-    read_store_sessions,
-)
+from sessionlens.engine.errors import LoadError, NotATranscriptError
+from sessionlens.engine.load.formats.openclaw_store import STORE_NAME, decode_event
 from sessionlens.engine.load.formats.sqlite_open import open_readonly
 from sessionlens.engine.model import Diagnostic
 
@@ -79,15 +75,18 @@ def split_store_key(path: Path) -> tuple[Path, str] | None:
     return None
 
 
-def live_windows(db: Path) -> dict[str, float | None]:
-    """The store's live windows (archived generations left out): session id -> when it was
-    last updated (seconds since the epoch; None when the store does not say)."""
-    out: dict[str, float | None] = {}
-    for s in read_store_sessions(db):
-        if s.archived is None:
-            updated = s.window.updated_ms if s.window is not None else None
-            out[s.id] = updated / 1000 if isinstance(updated, int) else None
-    return out
+def live_windows(db_path: Path) -> dict[str, float | None]:
+    """The store's live windows (``session_windows``; archived generations are elsewhere):
+    session id -> when it was last updated (seconds since the epoch; None when the store
+    does not say). One small query: nothing counts the events, so it is cheap on every
+    change."""
+    try:
+        with open_readonly(db_path) as opened:
+            found = opened.db.execute(
+                "SELECT session_id, updated_at FROM session_windows").fetchall()
+    except sqlite3.Error as exc:
+        raise NotATranscriptError(db_path, f"not an OpenClaw session store: {exc}") from exc
+    return {str(sid): at / 1000 if isinstance(at, int) else None for sid, at in found}
 
 
 def _extent(db: sqlite3.Connection, session_id: str) -> tuple[int, int]:
