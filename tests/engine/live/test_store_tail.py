@@ -110,3 +110,19 @@ def test_an_appended_compaction_row_is_audited_with_its_verdict(
     assert seen[0].verdict is not None and seen[0].verdict.startswith("lost ")
     assert any("8443" in d or "4711" in d for d in seen[0].dropped)
     assert live.gauge.compactions == compactions + 1 and live.stale_entries == 0
+
+
+def test_rows_gone_from_the_store_read_the_session_again(
+        store: tuple[Path, sqlite3.Connection]) -> None:
+    db_path, writer = store
+    live = LiveSession(db_path / "alpha")
+    entries = live.gauge.entries
+    with writer:
+        writer.execute("DELETE FROM transcript_events WHERE session_id = 'alpha' AND seq >= 24")
+    events = live.poll()
+    assert [(e.kind, e.detail) for e in events][:1] == [
+        ("reloaded", "the session was rewritten; read again")]
+    assert live.gauge.entries == entries - 2 and live.stale_entries == 0
+    with writer:
+        writer.execute("DELETE FROM session_windows WHERE session_id = 'alpha'")
+    assert [(e.kind, e.detail) for e in live.poll()] == [("removed", "the session is gone")]

@@ -20,7 +20,7 @@ from sessionlens.engine.opened import OpenedTranscript, Overrides, open_transcri
 from sessionlens.engine.plan.rules import file_agent
 
 from .events import THRESHOLD_NEAR_FRACTION, EventKind, LiveEvent, verdict_line
-from .followers import Follower, follower_for
+from .followers import FileFollower, Follower, follower_for
 from .gauge import LiveGauge, advance, gauge_of
 
 __all__ = ["LiveSession", "Opener"]
@@ -44,6 +44,7 @@ class LiveSession:
         self.agent = ""
         self.session_id: str | None = None
         self.follower: Follower = follower_for(path)
+        self._what = "file" if isinstance(self.follower, FileFollower) else "session"
         #: Entries appended since ``opened`` was loaded (what the preview does not show yet).
         self.stale_entries = 0
         self._near_said = False
@@ -82,7 +83,7 @@ class LiveSession:
         if change.kind == "none":
             return []
         if change.kind == "removed":
-            return [self.event("removed", "the file is gone")]
+            return [self.event("removed", f"the {self._what} is gone")]
         before = set(e.id for e in self.opened.transcript.compactions)
         appended = change.appended
         if appended is not None and appended.linear:
@@ -100,7 +101,7 @@ class LiveSession:
         events = [self._compaction_event(e.id) for e in self.opened.transcript.compactions
                   if e.id not in before]
         if change.kind == "rewritten" and not events:
-            events.append(self.event("reloaded", "the file was rewritten; read again"))
+            events.append(self.event("reloaded", f"the {self._what} was rewritten; read again"))
         return events + self._context_events()
 
     def _context_events(self) -> list[LiveEvent]:
