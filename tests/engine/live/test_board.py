@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 from fixtures.factories import TranscriptBuilder
+from fixtures.openclaw_store import ALPHA_LEAF, BETA_LEAF, append_events, unpack_store
+from fixtures.openclaw_store import user_event as user
 from sessionlens.engine.live.board import LiveBoard
 
 
@@ -55,3 +58,36 @@ def test_a_file_given_by_name_is_followed_however_old(tmp_path: Path) -> None:
     board = LiveBoard([path], idle_seconds=60)
     assert [e.kind for e in board.sweep()] == ["watching"]
     assert [e.kind for e in board.sweep()] == []
+
+
+def test_each_live_window_of_a_store_is_a_session_polled_when_its_wal_changes(
+        tmp_path: Path) -> None:
+    db = unpack_store(tmp_path)
+    writer = sqlite3.connect(db)  # the gateway holds it open: its -wal stays beside it
+    now = [1_796_355_200.0]  # a minute after the scenario's last row
+    board = LiveBoard([tmp_path], idle_seconds=300, clock=lambda: now[0])
+    started = board.sweep()
+    assert sorted(e.path.name for e in started) == ["alpha"]  # beta: idle for 6 minutes
+    assert list(board.sessions) == [db / "alpha"]
+    assert board.watched_files()[0] == db
+    append_events(writer, "beta", [user("b1", BETA_LEAF, "and now a second question")],
+                  now_ms=int(now[0] * 1000))
+    wal = Path(f"{db}-wal")
+    events = board.changed([wal, Path(f"{db}-shm")])
+    assert [(e.path.name, e.kind) for e in events] == [("beta", "watching")]
+    append_events(writer, "alpha", [user("u1", ALPHA_LEAF, "one more")],
+                  now_ms=int(now[0] * 1000))
+    events = board.changed([wal])
+    assert [(e.path.name, e.kind) for e in events] == [("alpha", "context")]
+    assert events[0].gauge is not None and events[0].gauge.entries == 26  # 25 entries + 1
+    assert set(board.watched_files()) == {db, wal}
+    now[0] += 600  # nothing written since: both leave
+    assert sorted(e.kind for e in board.sweep()) == ["idle", "idle"] and not board.sessions
+    writer.close()
+
+
+def test_a_store_given_by_name_follows_every_live_window(tmp_path: Path) -> None:
+    db = unpack_store(tmp_path)
+    board = LiveBoard([db], idle_seconds=60)
+    assert sorted(e.path.name for e in board.sweep()) == ["alpha", "beta"]
+    assert board.watch_paths() == [db.parent]  # OpenClaw's rows land in the -wal beside it

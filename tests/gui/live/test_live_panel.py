@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from fixtures.factories import TranscriptBuilder, text_of
+from fixtures.openclaw_store import ALPHA_LEAF, append_events, unpack_store
+from fixtures.openclaw_store import assistant_event as assistant
+from fixtures.openclaw_store import compaction_event as compaction
+from fixtures.openclaw_store import user_event as user
 from sessionlens.engine import load_pins, load_transcript
 from sessionlens.gui.app import AppContext
 from sessionlens.gui.live.controller import LiveRow
@@ -86,3 +92,35 @@ def test_live_dock_follows_appends_previews_the_cut_and_alerts_on_compaction(
     panel.banner_open.click()
     qtbot.waitUntil(lambda: ctx.controller.path == paths[0], timeout=20_000)
     assert ctx.window.workbench.currentWidget() is ctx.compaction.audit
+
+
+def test_live_dock_follows_each_window_of_an_openclaw_store(
+        qtbot: Any, make_main_window: Callable[..., AppContext], tmp_path: Path) -> None:
+    db = unpack_store(tmp_path)
+    writer = sqlite3.connect(db)  # the gateway holds it open: its rows land in the -wal
+    with writer:  # both windows written a moment ago, so both are live
+        writer.execute("UPDATE session_windows SET updated_at = ?", (int(time.time() * 1000),))
+    ctx = make_main_window()
+    qtbot.waitUntil(lambda: not ctx.controller.is_busy(), timeout=60_000)
+    live = ctx.live
+    assert live is not None
+    live.controller.set_roots(lambda: [tmp_path])
+    live.action.trigger()
+    qtbot.waitUntil(lambda: len(live.controller.rows) == 2, timeout=30_000)
+    alpha = db / "alpha"
+    assert {r.path for r in live.controller.rows} == {alpha, db / "beta"}
+    before = _row(live, alpha).gauge
+    assert _row(live, alpha).agent == "openclaw"
+    append_events(writer, "alpha", [user("u1", ALPHA_LEAF, "edit /srv/alpha/extra.py"),
+                                    assistant("a1", "u1", "done", 15_000)],
+                  now_ms=int(time.time() * 1000))
+    qtbot.waitUntil(lambda: _row(live, alpha).gauge.entries == before.entries + 2,
+                    timeout=10_000)
+    assert _row(live, alpha).gauge.context_tokens == 15_000 != before.context_tokens
+    assert _row(live, alpha).stale_entries == 2  # rows read by seq, not the store again
+    append_events(writer, "alpha", [user("u2", "a1", "carry on"),
+                                    compaction("c1", "u2", "u2")], compress=True,
+                  now_ms=int(time.time() * 1000))
+    qtbot.waitUntil(lambda: live.panel.banner.isVisible(), timeout=15_000)
+    assert "lost " in live.panel.banner_text.text()
+    writer.close()

@@ -6,10 +6,14 @@ come out as a full load would give them, and with the lines' real numbers and of
 append is *linear* when each new entry hangs off the one before it, starting at the loaded
 leaf: that is the case the live numbers can follow without a reload. Anything else (a branch,
 a compaction, a format whose entries depend on what came before) asks for a full reload.
+Rows appended to OpenClaw's SQLite store are read the same way (``read_store_appended``):
+the session's header row in front, each row a line numbered ``seq`` + 1, as the store
+reader gives them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,12 +22,15 @@ from sessionlens.engine.load.formats.jsonl import RawLine, iter_raw_lines
 from sessionlens.engine.load.formats.pi import parse_lines
 from sessionlens.engine.model import Diagnostic, Entry, Transcript
 
+from .store_tail import StoreChange
 from .tail import TailChange
 
-__all__ = ["Appended", "LINEAR_FORMATS", "read_appended"]
+__all__ = ["Appended", "LINEAR_FORMATS", "read_appended", "read_store_appended"]
 
 #: Formats whose appended lines can be read without the rest of the file.
 LINEAR_FORMATS = frozenset({"openclaw-v3", "pi-v2"})
+#: The store's format (its rows are pi-shaped entries, one per row).
+STORE_FORMAT = "openclaw-sqlite"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +69,36 @@ def read_appended(transcript: Transcript, change: TailChange, *, leaf_id: str | 
         return None
     parsed = parse_lines(iter([header, *_shifted(change)]), change.offset + len(change.data),
                          transcript.path)
+    return _linear(transcript, parsed.entries, parsed.diagnostics, leaf_id, seen)
+
+
+def _linear(transcript: Transcript, entries: tuple[Entry, ...],
+            diagnostics: tuple[Diagnostic, ...], leaf_id: str | None,
+            seen: frozenset[str] | set[str]) -> Appended:
     parent = transcript.leaf_id if leaf_id is None else leaf_id
     linear = True
-    for entry in parsed.entries:
+    for entry in entries:
         if entry.type == "compaction" or entry.id in transcript.index or entry.id in seen or (
                 entry.parent_id != parent):
             linear = False
             break
         parent = entry.id
-    return Appended(parsed.entries, parsed.diagnostics, linear)
+    return Appended(entries, diagnostics, linear)
+
+
+def read_store_appended(transcript: Transcript, change: StoreChange, *,
+                        leaf_id: str | None = None,
+                        seen: frozenset[str] | set[str] = frozenset()) -> Appended | None:
+    """``read_appended`` for rows of OpenClaw's store: None unless ``change`` appended rows
+    to a store session. Entries carry ``offset`` = seq and ``length`` = JSON bytes, as a
+    full load of the store gives them."""
+    if transcript.format != STORE_FORMAT or change.kind != "appended":
+        return None
+    head: list[RawLine] = [(1, 0, len(change.header), change.header, True)] \
+        if change.header else []
+    lines = head + [(seq + 1, 0, len(data), data, True) for seq, data in change.rows]
+    parsed = parse_lines(iter(lines), sum(len(d) for _, d in change.rows), transcript.path)
+    size = {seq + 1: (seq, len(data)) for seq, data in change.rows}
+    entries = tuple(dataclasses.replace(e, offset=size[e.line][0], length=size[e.line][1])
+                    if e.line in size else e for e in parsed.entries)
+    return _linear(transcript, entries, change.diagnostics + parsed.diagnostics, leaf_id, seen)

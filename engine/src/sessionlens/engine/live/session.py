@@ -1,7 +1,8 @@
 """One session followed live: its file's tail, its gauge, and what to say when it changes.
 
-``LiveSession.poll`` is cheap when nothing changed (one ``stat``). A linear append of pi /
-OpenClaw lines moves the gauge over the new entries alone (``gauge.advance``); a compaction,
+``LiveSession.poll`` is cheap when nothing changed (one ``stat``; for a session of OpenClaw's
+SQLite store, ``<db>/<session id>``, one read-only query). A linear append of pi / OpenClaw
+lines or store rows moves the gauge over the new entries alone (``gauge.advance``); a compaction,
 a branch, a rewrite or another format reloads the file. A compaction that appeared is
 audited at once (``audit_compaction_in_chain``, as ``sessionlens audit`` does), so the event
 carries its verdict. The transcript a reload gives is kept for the next-cut preview
@@ -18,10 +19,9 @@ from sessionlens.engine.errors import SessionLensError
 from sessionlens.engine.opened import OpenedTranscript, Overrides, open_transcript
 from sessionlens.engine.plan.rules import file_agent
 
-from .appended import read_appended
 from .events import THRESHOLD_NEAR_FRACTION, EventKind, LiveEvent, verdict_line
+from .followers import FileFollower, Follower, follower_for
 from .gauge import LiveGauge, advance, gauge_of
-from .tail import FileMark, follow, mark_file
 
 __all__ = ["LiveSession", "Opener"]
 
@@ -43,7 +43,8 @@ class LiveSession:
         self.gauge: LiveGauge
         self.agent = ""
         self.session_id: str | None = None
-        self.mark: FileMark
+        self.follower: Follower = follower_for(path)
+        self._what = "file" if isinstance(self.follower, FileFollower) else "session"
         #: Entries appended since ``opened`` was loaded (what the preview does not show yet).
         self.stale_entries = 0
         self._near_said = False
@@ -52,9 +53,8 @@ class LiveSession:
     # ------------------------------------------------------------------ reading
 
     def _load(self) -> None:
-        mark = mark_file(self.path)
+        self.follower.reset()
         self.opened = self._open(self.path)
-        self.mark = mark
         self.gauge = gauge_of(self.opened)
         self.stale_entries = 0
         self._leaf_id = self.opened.transcript.leaf_id
@@ -79,18 +79,15 @@ class LiveSession:
 
     def poll(self) -> list[LiveEvent]:
         """What happened since the last poll (empty when the file did not change)."""
-        change = follow(self.path, self.mark)
+        change = self.follower.step(self.opened.transcript, self._leaf_id, self._appended_ids)
         if change.kind == "none":
-            if change.mark is not None:
-                self.mark = change.mark
             return []
         if change.kind == "removed":
-            return [self.event("removed", "the file is gone")]
+            return [self.event("removed", f"the {self._what} is gone")]
         before = set(e.id for e in self.opened.transcript.compactions)
-        appended = read_appended(self.opened.transcript, change, leaf_id=self._leaf_id,
-                                 seen=self._appended_ids)
-        if appended is not None and appended.linear and change.mark is not None:
-            self.mark = change.mark
+        appended = change.appended
+        if appended is not None and appended.linear:
+            self.follower.accept()
             if appended.entries:
                 self._leaf_id = appended.entries[-1].id
                 self._appended_ids.update(e.id for e in appended.entries)
@@ -104,7 +101,7 @@ class LiveSession:
         events = [self._compaction_event(e.id) for e in self.opened.transcript.compactions
                   if e.id not in before]
         if change.kind == "rewritten" and not events:
-            events.append(self.event("reloaded", "the file was rewritten; read again"))
+            events.append(self.event("reloaded", f"the {self._what} was rewritten; read again"))
         return events + self._context_events()
 
     def _context_events(self) -> list[LiveEvent]:

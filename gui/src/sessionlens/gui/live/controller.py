@@ -173,7 +173,7 @@ class LiveController(QObject):
     def _after(self, events: list[LiveEvent]) -> None:
         self._busy = False
         assert self.board is not None
-        files = [str(p) for p in self.board.sessions]
+        files = [str(p) for p in self.board.watched_files()]
         watched = set(self._watcher.files())
         if missing := [f for f in files if f not in watched]:
             self._watcher.addPaths(missing)

@@ -49,7 +49,7 @@ from .jsonl import LineView, iter_raw_lines
 from .pi import parse_lines
 from .sqlite_open import Opened, open_readonly, table_columns
 
-__all__ = ["STORE_NAME", "StoreSession", "StoreWindow", "event_bytes", "is_store",
+__all__ = ["STORE_NAME", "StoreSession", "StoreWindow", "decode_event", "event_bytes", "is_store",
            "list_sessions", "parse_db", "session_row"]
 
 STORE_NAME = "openclaw-agent.sqlite"
@@ -149,7 +149,8 @@ def session_row(db: sqlite3.Connection, session_key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _decode(event_json: str | None, event_zstd: bytes | None, size: int | None) -> bytes:
+def decode_event(event_json: str | None, event_zstd: bytes | None, size: int | None) -> bytes:
+    """A row's event JSON: ``event_json`` as UTF-8, or ``event_zstd`` decompressed."""
     if event_zstd is None:
         return (event_json or "").encode("utf-8")
     limit = size if isinstance(size, int) and 0 < size <= MAX_EVENT_BYTES else MAX_EVENT_BYTES
@@ -164,7 +165,7 @@ def _rows(db: sqlite3.Connection, path: Path, session_id: str, diags: list[Diagn
         if n % 1000 == 0 and cancel is not None and cancel():
             raise LoadCancelled(path, f"cancelled at row {n}")
         try:
-            yield int(seq), _decode(text, blob, size)
+            yield int(seq), decode_event(text, blob, size)
         except (zstandard.ZstdError, UnicodeError) as exc:
             diags.append(Diagnostic(str(path), int(seq) + 1, f"row seq {seq}: its "
                                     f"event_zstd does not decompress ({exc}); skipped"))
@@ -183,7 +184,7 @@ def event_bytes(db_path: Path, session_id: str, seq: int) -> bytes:
             row = opened.db.execute(
                 "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events "
                 "WHERE session_id = ? AND seq = ?", (session_id, seq)).fetchone()
-            return _decode(*row) if row else b""
+            return decode_event(*row) if row else b""
     except (LoadError, zstandard.ZstdError):
         return b""
 
