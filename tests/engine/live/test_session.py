@@ -99,3 +99,18 @@ def test_a_rewritten_file_is_read_again(tmp_path: Path) -> None:
     short.write(path)
     events = live.poll()
     assert events[0].kind == "reloaded" and live.gauge.entries == 2
+
+
+def test_after_a_compaction_the_gauge_counts_what_the_model_sees(tmp_path: Path) -> None:
+    """Usage reported before a compaction measured a context the compaction replaced: once it
+    is in the file, the gauge is the summary and what was kept (the 21,004 seen on a store)."""
+    b = TranscriptBuilder(tmp_path / "s.jsonl")
+    for n in range(3):
+        b.user(f"turn {n}")
+        b.assistant(f"answer {n}", usage=60_000 + n)
+    kept = b.user("keep this turn")
+    b.compaction("## Goal\n- short summary\n", first_kept=kept.id, tokens_before=60_002)
+    path = b.write(tmp_path / "s.jsonl")
+    gauge = LiveSession(path).gauge
+    assert gauge.usage_tokens is None
+    assert 0 < gauge.context_tokens < 1_000

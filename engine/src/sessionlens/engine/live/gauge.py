@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from sessionlens.engine.errors import PlanError
-from sessionlens.engine.model import Entry
+from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.opened import OpenedTranscript
 from sessionlens.engine.plan.cutpoints import usage_context
-from sessionlens.engine.plan.planner import estimate_context_tokens, is_message_entry
-from sessionlens.engine.tokens.estimate import pi_entry_tokens
+from sessionlens.engine.plan.planner import is_message_entry
+from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars, pi_entry_tokens
 
 __all__ = ["LiveGauge", "PACE_TURNS", "advance", "gauge_of"]
 
@@ -83,13 +83,34 @@ def _model_of(entries: Sequence[Entry]) -> str | None:
     return None
 
 
-def _tally(entries: Sequence[Entry]) -> tuple[int | None, int, tuple[int, ...]]:
-    """Forward over the path: (last usage, estimates after it, context at each user turn)."""
+def _replayed(t: Transcript) -> tuple[int, list[tuple[Entry, bool]]]:
+    """What the model sees after replay: the summaries' estimate, and each message entry with
+    whether its reported usage counts (only usage after the latest compaction or reset does:
+    an older one measured a context the compaction replaced)."""
+    path = t.path_entries()
+    boundary = max((i for i, e in enumerate(path) if e.type in ("compaction", "reset")),
+                   default=-1)
+    after = {e.id for e in path[boundary + 1:]}
+    summary = 0
+    out: list[tuple[Entry, bool]] = []
+    for item in t.context:
+        entry = t.entry(item.entry_id)
+        if item.kind == "compaction_summary":
+            summary += estimate_tokens_from_chars(len(entry.summary or ""))
+        else:
+            out.append((entry, entry.id in after))
+    return summary, out
+
+
+def _tally(summary: int, items: Sequence[tuple[Entry, bool]]
+           ) -> tuple[int | None, int, tuple[int, ...]]:
+    """Forward over the replayed context: (last usage, estimates after it, context at each
+    user turn)."""
     usage: int | None = None
-    trailing = 0
+    trailing = summary
     marks: list[int] = []
-    for entry in entries:
-        reported = usage_context(entry)
+    for entry, live in items:
+        reported = usage_context(entry) if live else None
         if reported is not None:
             usage, trailing = reported, 0
         elif is_message_entry(entry):
@@ -105,11 +126,11 @@ def gauge_of(opened: OpenedTranscript) -> LiveGauge:
     path = t.path_entries()
     window = opened.resolved.window
     threshold = opened.resolved.threshold
+    usage, trailing, marks = _tally(*_replayed(t))
     try:
         context = int(opened.plan().context_tokens)
-    except PlanError:
-        context = estimate_context_tokens(path, [pi_entry_tokens(e) for e in path])
-    usage, trailing, marks = _tally(path)
+    except PlanError:  # nothing to compact yet: the same rule over what the model sees
+        context = (usage or 0) + trailing
     last = path[-1].timestamp if path else None
     return LiveGauge(context, window, threshold, usage, trailing, marks, len(t.entries),
                      len(t.compactions), last, _model_of(path))

@@ -106,7 +106,8 @@ class LiveSession:
 
     def _context_events(self) -> list[LiveEvent]:
         g = self.gauge
-        left = "" if g.turns_left is None else f", about {g.turns_left} turns left"
+        left = ("" if g.turns_left is None else
+                f", about {g.turns_left} turn{'' if g.turns_left == 1 else 's'} left")
         events = [self.event("context", f"context {g.context_tokens:,} of threshold "
                                          f"{g.threshold:,}{left}")]
         if g.headroom <= 0:
