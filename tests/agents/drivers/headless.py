@@ -1,6 +1,7 @@
-"""What the headless drivers (Codex, Gemini CLI, OpenCode) share: a temporary HOME and working
-folder under the run's root, an environment with nothing but 127.0.0.1 to reach, and turns
-run as subprocesses (no stdin), timed and kept in order."""
+"""What the headless drivers share: a temporary HOME and working folder under the run's root,
+JSON configuration written into it, an environment with nothing but 127.0.0.1 to reach
+(Codex, Gemini CLI, OpenCode, Claude Code, ``pi -p``), and turns run as subprocesses (no
+stdin), timed and kept in order (Codex, Gemini CLI, OpenCode)."""
 
 from __future__ import annotations
 
