@@ -37,7 +37,7 @@ from sessionlens.engine.plan.prepare import prepare_rule
 from sessionlens.engine.settings import CompactionSettings
 from sessionlens.engine.tokens.counts import EntryTokens, TokenReport, estimate_entry_tokens
 
-__all__ = ["RULES", "Tally", "ours", "tally"]
+__all__ = ["RULES", "Tally", "compare_prep", "ours", "prefix_transcripts", "tally"]
 
 #: (record key, rule, manual) for each preparation compared.
 RULES = (("pi", "pi-0.58", False), ("openclaw", "openclaw-2026.9", False),
@@ -51,6 +51,16 @@ def _report(t: Transcript) -> TokenReport:
            for e in t.entries}
     return TokenReport("none", MappingProxyType(per), None, None, 0, 0, 0, 0,
                        MappingProxyType({}), MappingProxyType({}))
+
+
+def prefix_transcripts(path: Path) -> tuple[Transcript, TokenReport, dict[str, int],
+                                            list[Transcript]]:
+    """The file at ``path``, its per-entry estimates, each entry's index, and the transcript
+    of every prefix (its first k entries, the leaf being the k-th)."""
+    t = load_transcript(path)
+    subs = [build_transcript(t.path, t.format, t.header, t.entries[:k], ())
+            for k in range(1, len(t.entries) + 1)]
+    return t, _report(t), {e.id: i for i, e in enumerate(t.entries)}, subs
 
 
 def _settings(s: dict[str, Any]) -> CompactionSettings:
@@ -101,11 +111,7 @@ def _one(sub: Transcript, path: Sequence[Entry], cfg: CompactionSettings, report
 
 def ours(path: Path, settings: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """SessionLens's answers for every prefix of the file at ``path`` (harness.mjs's shape)."""
-    t = load_transcript(path)
-    report = _report(t)
-    pos = {e.id: i for i, e in enumerate(t.entries)}
-    subs = [build_transcript(t.path, t.format, t.header, t.entries[:k], ())
-            for k in range(1, len(t.entries) + 1)]
+    t, report, pos, subs = prefix_transcripts(path)
     runs = []
     for s in settings:
         cfg = _settings(s)
@@ -165,21 +171,30 @@ class Tally:
 _PREP_FIELDS = ("first kept", "split turn", "tokensBefore", "summarized msgs", "prefix msgs")
 
 
-def _compare_prep(t: Tally, what: str, theirs: Any, mine: dict[str, Any], where: str) -> None:
-    expected = None if isinstance(theirs, str) else theirs  # "error:<code>": nothing prepared
+def compare_prep(t: Tally, what: str, expected: Any, mine: dict[str, Any], where: str,
+                 who: str = "agent") -> None:
+    """Add one preparation's quantities: prepared or not, then each of ``_PREP_FIELDS``
+    (``expected`` is the agent's, None when it prepares nothing; ``who`` names it in the
+    differences). When the agent prepares a compaction SessionLens refuses as empty, that is
+    the explained difference, and the fields still compare."""
     got = mine["prep"]
     if expected is not None and got is None and "empty" in mine:
         t.add(what, "prepared", False, where, explained=True)
         got = mine["empty"]
     else:
         t.add(what, "prepared", (expected is None) == (got is None),
-              f"{where}: agent {'prepares' if expected else 'does not'}; "
+              f"{where}: {who} {'prepares' if expected else 'does not'}; "
               f"SessionLens {mine.get('error') or 'plans'}")
     if expected is None or got is None:
         return
     for n, name in enumerate(_PREP_FIELDS):
-        t.add(what, name, expected[n] == got[n], f"{where}: agent {expected[n]!r}, "
+        t.add(what, name, expected[n] == got[n], f"{where}: {who} {expected[n]!r}, "
               f"SessionLens {got[n]!r}")
+
+
+def _compare_prep(t: Tally, what: str, theirs: Any, mine: dict[str, Any], where: str) -> None:
+    compare_prep(t, what, None if isinstance(theirs, str) else theirs,  # "error:<code>"
+                 mine, where)
 
 
 def tally(t: Tally, label: str, theirs: dict[str, Any], mine: dict[str, Any]) -> None:

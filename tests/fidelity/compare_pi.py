@@ -18,10 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fidelity.compare import Tally, _report, _settings
+from fidelity.compare import Tally, _settings, compare_prep, prefix_transcripts
 from sessionlens.engine.errors import PlanError
-from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.load.tree import build_transcript
 from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.cut_pi16 import pi16_summarized_messages
 from sessionlens.engine.plan.planner import plan_compaction
@@ -39,7 +37,6 @@ PAIRS = (("pi-1.6 vs pi 1.6.0", "pi-1.6", "pi-1.6"),
          ("pi-0.58 vs pi 1.6.0 (before)", "pi-0.58", "pi-1.6"),
          ("pi-0.58 vs pi 0.73.1 (before)", "pi-0.58", "pi-0.73"))
 _PI_ROWS = frozenset({"message", "custom_message", "branch_summary"})
-_FIELDS = ("first kept", "split turn", "tokensBefore", "summarized msgs", "prefix msgs")
 
 
 def _count(rule: str, path: Sequence[Entry], ids: Sequence[str], sub: Transcript,
@@ -82,11 +79,7 @@ def _one(sub: Transcript, path: Sequence[Entry], cfg: CompactionSettings, report
 
 def ours_pi(path: Path, settings: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """SessionLens's answers for every prefix of the file at ``path``, per rule in ``OURS``."""
-    t = load_transcript(path)
-    report = _report(t)
-    pos = {e.id: i for i, e in enumerate(t.entries)}
-    subs = [build_transcript(t.path, t.format, t.header, t.entries[:k], ())
-            for k in range(1, len(t.entries) + 1)]
+    t, report, pos, subs = prefix_transcripts(path)
     runs = []
     for s in settings:
         cfg = _settings(s)
@@ -119,18 +112,7 @@ def _compare(t: Tally, what: str, theirs: dict[str, Any], mine: dict[str, Any],
     """Add one prefix's quantities; True when all agree (the explained difference agrees:
     when pi prepares a compaction SessionLens refuses as empty, the fields still compare)."""
     before = sum(len(v) for v in t.differ.values())
-    expected, got = theirs["prep"], mine["prep"]
-    if expected is not None and got is None and "empty" in mine:
-        t.add(what, "prepared", False, where, explained=True)
-        got = mine["empty"]
-    else:
-        t.add(what, "prepared", (expected is None) == (got is None),
-              f"{where}: pi {'prepares' if expected else 'does not'}; SessionLens "
-              f"{mine.get('error') or 'plans'}")
-    if expected is not None and got is not None:
-        for n, name in enumerate(_FIELDS):
-            t.add(what, name, expected[n] == got[n],
-                  f"{where}: pi {expected[n]!r}, SessionLens {got[n]!r}")
+    compare_prep(t, what, theirs["prep"], mine, where, who="pi")
     a, b = theirs["check"], mine["check"]
     t.add(what, "threshold tokens", a[0] == b[0], f"{where}: pi {a}, SessionLens {b}")
     t.add(what, "shouldCompact", a[1] == b[1], f"{where}: pi {a}, SessionLens {b}")

@@ -7,7 +7,7 @@ sides run on the two cores in parallel.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,14 @@ import pytest
 from fidelity.compare import Tally, ours, tally
 from fidelity.compare_pi import PiTally, ours_pi, tally_pi
 from fidelity.generated import generated_session, generated_session_16, keep_values
-from fidelity.node_runner import HARNESS_PI, finish_job, node_unavailable, pi_unavailable, start_job
+from fidelity.node_runner import (
+    HARNESS,
+    HARNESS_PI,
+    finish_job,
+    node_unavailable,
+    pi_unavailable,
+    start_job,
+)
 from fixtures.samples import SAMPLES_DIR
 
 #: The real samples written by pi or OpenClaw (07 and 09 are Claude Code and Codex files).
@@ -48,29 +55,43 @@ def _settings(keeps: tuple[int, ...], windows: tuple[int, ...]) -> list[dict[str
             for k, w in zip(keeps, windows, strict=True)]
 
 
+Settings = list[dict[str, Any]]
+Record = dict[str, Any]
+
+
+def _side_by_side(jobs: list[tuple[Path, Settings]], ours_of: Callable[[Path, Settings], Record],
+                  harness: Path) -> list[tuple[Path, Record, Record]]:
+    """(file, Node's record, SessionLens's answers) per job: Node works on all of them while
+    SessionLens answers here; a record that is not the file's or reports an error fails."""
+    proc = start_job({"files": [{"path": str(p), "settings": s} for p, s in jobs]}, harness)
+    try:
+        mine = {p: ours_of(p, s) for p, s in jobs}
+        records = finish_job(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out = []
+    for (p, _), rec in zip(jobs, records, strict=True):
+        assert rec.get("path") == str(p), rec
+        assert "error" not in rec, rec.get("error")
+        out.append((p, rec, mine[p]))
+    return out
+
+
 @pytest.fixture(scope="session")
 def differential(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Differential]:
     reason = node_unavailable()
     if reason is not None:
         pytest.skip(f"differential tests need the agents' own code: {reason}")
     folder = tmp_path_factory.mktemp("generated")
-    jobs: list[tuple[Path, list[dict[str, Any]]]] = [
+    jobs: list[tuple[Path, Settings]] = [
         (p, _settings((20_000, 3_000), (131_072, 40_000))) for p in _sample_files()]
     for seed in GENERATED_SEEDS:
         path = generated_session(seed).write(folder / f"gen-{seed:03d}.jsonl")
         jobs.append((path, _settings(keep_values(seed), (60_000, 24_000))))
-    proc = start_job({"files": [{"path": str(p), "settings": s} for p, s in jobs]})
-    try:
-        mine = {p: ours(p, s) for p, s in jobs}
-        records = finish_job(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     t = Tally()
-    for (p, _), rec in zip(jobs, records, strict=True):
-        assert rec.get("path") == str(p), rec
-        assert "error" not in rec, rec.get("error")
-        tally(t, p.name, rec, mine[p])
+    for p, rec, mine in _side_by_side(jobs, ours, HARNESS):
+        tally(t, p.name, rec, mine)
     yield Differential(t, [p for p, _ in jobs])
 
 
@@ -93,17 +114,7 @@ def differential_pi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Differ
     files += [generated_session_16(seed).write(folder / f"gen16-{seed:03d}.jsonl")
               for seed in PI16_SEEDS]
     settings = _settings(PI_KEEPS, PI_WINDOWS)
-    proc = start_job({"files": [{"path": str(p), "settings": settings} for p in files]},
-                     HARNESS_PI)
-    try:
-        mine = {p: ours_pi(p, settings) for p in files}
-        records = finish_job(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     t = PiTally()
-    for p, rec in zip(files, records, strict=True):
-        assert rec.get("path") == str(p), rec
-        assert "error" not in rec, rec.get("error")
-        tally_pi(t, p.name, rec, mine[p])
+    for p, rec, mine in _side_by_side([(p, settings) for p in files], ours_pi, HARNESS_PI):
+        tally_pi(t, p.name, rec, mine)
     yield DifferentialPi(t, files)

@@ -14,7 +14,9 @@
 // under Node 20: OpenClaw's manual preflight and both agents' threshold check. Each says
 // where it comes from.
 
-import { readFileSync } from "node:fs";
+import {
+  branchOf, emit, emitFiles, indexEntries, isoMs, lastAssistant, piThresholdOf, prepared, readJob,
+} from "./pi_steps.mjs";
 
 const here = new URL("./node/node_modules/", import.meta.url);
 const piCompaction = await import(new URL("@mariozechner/pi-coding-agent/dist/core/compaction/compaction.js", here));
@@ -49,20 +51,6 @@ function loadEntries(path) {
   return all.filter((e) => e.type !== "session");
 }
 
-function branchOf(entries, k, byId, pos) {
-  // the active path of the first k entries: pi's leaf is the last entry, walk parentId up
-  const path = [];
-  const seen = new Set();
-  let cur = entries[k - 1];
-  while (cur && !seen.has(cur.id)) {
-    seen.add(cur.id);
-    path.unshift(cur);
-    const parent = cur.parentId ? byId.get(cur.parentId) : undefined;
-    cur = parent && pos.get(parent) < k ? parent : undefined;
-  }
-  return path;
-}
-
 // pi 0.58.3 compaction.js getMessageFromEntry (not exported)
 function piMessageOf(entry) {
   if (entry.type === "message") return entry.message;
@@ -74,35 +62,8 @@ function piMessageOf(entry) {
   return undefined;
 }
 
-function lastAssistant(messages) {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === "assistant") return messages[i];
-  return undefined;
-}
-
-function isoMs(ts) {
-  return new Date(ts).getTime();
-}
-
-// pi 0.58.3 agent-session.js _checkCompaction, threshold case only, as run before the next
-// prompt (_findLastAssistantMessage, skipAbortedCheck=false). Returns [tokens|null, compact].
-function piThreshold(path, messages, window, settings) {
-  const a = lastAssistant(messages);
-  if (!a || !settings.enabled) return [null, false];
-  const comp = piSession.getLatestCompactionEntry(path);
-  if (comp !== null && a.timestamp <= isoMs(comp.timestamp)) return [null, false];
-  let tokens;
-  if (a.stopReason === "error") {
-    const est = piCompaction.estimateContextTokens(messages);
-    if (est.lastUsageIndex === null) return [null, false];
-    const u = messages[est.lastUsageIndex];
-    if (comp && u.role === "assistant" && u.timestamp <= isoMs(comp.timestamp)) return [null, false];
-    tokens = est.tokens;
-  } else {
-    if (!a.usage) return [null, false];
-    tokens = piCompaction.calculateContextTokens(a.usage);
-  }
-  return [tokens, piCompaction.shouldCompact(tokens, window, settings)];
-}
+// pi 0.58.3 agent-session.js _checkCompaction, threshold case (see pi_steps.mjs)
+const piThreshold = piThresholdOf(piCompaction, piSession);
 
 // openclaw 2026.9.6 resource-loader AgentSession.checkCompaction, threshold case only, before
 // the next prompt (skipAbortedCheck=false); "contextUsage unavailable" is not modelled.
@@ -129,17 +90,6 @@ function ocThreshold(path, messages, window, settings) {
   return [tokens, oc.shouldCompact(tokens, window, settings)];
 }
 
-function messagesIn(list) {
-  return list ? list.length : 0;
-}
-
-function prepared(prep, index) {
-  if (!prep) return null;
-  const first = index.get(prep.firstKeptEntryId);
-  return [first === undefined ? -1 : first, prep.isSplitTurn, prep.tokensBefore,
-    messagesIn(prep.messagesToSummarize), messagesIn(prep.turnPrefixMessages)];
-}
-
 function ocPrepare(path, settings) {
   const r = oc.prepareCompaction(path, settings);
   if (!r.ok) return { error: r.error.code ?? String(r.error) };
@@ -160,10 +110,7 @@ function ocResult(r, index) {
 
 function runFile(job) {
   const entries = loadEntries(job.path);
-  const byId = new Map();
-  const index = new Map();
-  const pos = new Map();
-  entries.forEach((e, i) => { pos.set(e, i); byId.set(e.id, e); index.set(e.id, i); });
+  const { byId, index, pos } = indexEntries(entries);
   const estimates = {
     pi: entries.map((e) => { const m = piMessageOf(e); return m ? piCompaction.estimateTokens(m) : null; }),
     openclaw: entries.map((e) => { const m = ocSession.projectSessionEntryMessage(e); return m ? oc.estimateTokens(m) : null; }),
@@ -226,21 +173,13 @@ function summaryOf(path) {
            details: comps.length ? comps[comps.length - 1].details ?? null : null };
 }
 
-const job = JSON.parse(readFileSync(0, "utf8"));
-for (const file of job.files ?? []) {
-  let out;
-  try {
-    out = runFile(file);
-  } catch (err) {
-    out = { path: file.path, error: String(err?.stack ?? err) };
-  }
-  process.stdout.write(`${JSON.stringify(out)}\n`);
-}
-for (const path of job.resume ?? []) process.stdout.write(`${JSON.stringify(resumeState(path))}\n`);
-for (const path of job.state ?? []) process.stdout.write(`${JSON.stringify(stateOf(path))}\n`);
-for (const path of job.summaries ?? []) process.stdout.write(`${JSON.stringify(summaryOf(path))}\n`);
+const job = readJob();
+emitFiles(job, runFile);
+for (const path of job.resume ?? []) emit(resumeState(path));
+for (const path of job.state ?? []) emit(stateOf(path));
+for (const path of job.summaries ?? []) emit(summaryOf(path));
 for (const path of job.pairing ?? []) {
   const entries = loadEntries(path);
   const kept = ocPairing.selectResetKeptEntries(entries);
-  process.stdout.write(`${JSON.stringify({ pairing: path, kept: kept.map((e) => entries.indexOf(e)) })}\n`);
+  emit({ pairing: path, kept: kept.map((e) => entries.indexOf(e)) });
 }

@@ -16,6 +16,9 @@
 // from.
 
 import { readFileSync } from "node:fs";
+import {
+  branchOf, emit, emitFiles, indexEntries, isoMs, lastAssistant, piThresholdOf, prepared, readJob,
+} from "./pi_steps.mjs";
 
 const here = new URL("./node/node_modules/", import.meta.url);
 const load = (p) => import(new URL(p, here));
@@ -37,50 +40,12 @@ function loadEntries(session, path) {
   return all.filter((e) => e.type !== "session");
 }
 
-function branchOf(entries, k, byId, pos) {
-  // the active path of the first k entries: pi's leaf is the last entry, walk parentId up
-  const path = [];
-  const seen = new Set();
-  let cur = entries[k - 1];
-  while (cur && !seen.has(cur.id)) {
-    seen.add(cur.id);
-    path.unshift(cur);
-    const parent = cur.parentId ? byId.get(cur.parentId) : undefined;
-    cur = parent && pos.get(parent) < k ? parent : undefined;
-  }
-  return path;
-}
-
-const isoMs = (ts) => new Date(ts).getTime();
-
-function lastAssistant(messages) {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === "assistant") return messages[i];
-  return undefined;
-}
-
 // pi 0.73.1 agent-session.js _checkCompaction, threshold case, as run before the next prompt
 // (_findLastAssistantMessage over the rebuilt context, skipAbortedCheck=false); the same
 // code as 0.58.3's.
-function threshold073(path, window, settings) {
-  const c = v073.compaction;
-  const messages = v073.session.buildSessionContext(path).messages;
-  const a = lastAssistant(messages);
-  if (!a || !settings.enabled) return [null, false];
-  const comp = v073.session.getLatestCompactionEntry(path);
-  if (comp !== null && a.timestamp <= isoMs(comp.timestamp)) return [null, false];
-  let tokens;
-  if (a.stopReason === "error") {
-    const est = c.estimateContextTokens(messages);
-    if (est.lastUsageIndex === null) return [null, false];
-    const u = messages[est.lastUsageIndex];
-    if (comp && u.role === "assistant" && u.timestamp <= isoMs(comp.timestamp)) return [null, false];
-    tokens = est.tokens;
-  } else {
-    if (!a.usage) return [null, false];
-    tokens = c.calculateContextTokens(a.usage);
-  }
-  return [tokens, c.shouldCompact(tokens, window, settings)];
-}
+const check073 = piThresholdOf(v073.compaction, v073.session);
+const threshold073 = (path, window, settings) =>
+  check073(path, v073.session.buildSessionContext(path).messages, window, settings);
 
 // pi 1.6.0 agent-session.js _checkCompaction, "Case 3: threshold compaction" (the overflow
 // cases before it are a different trigger), before the next prompt: the agent's messages are
@@ -113,23 +78,13 @@ function threshold16(path, window, settings) {
   return [tokens, c.shouldCompact(tokens, window, settings)];
 }
 
-function prepared(prep, index) {
-  if (!prep) return null;
-  const first = index.get(prep.firstKeptEntryId);
-  return [first === undefined ? -1 : first, prep.isSplitTurn, prep.tokensBefore,
-    prep.messagesToSummarize.length, prep.turnPrefixMessages.length];
-}
-
 function runFile(job) {
   const out = { path: job.path, runs: [] };
   const per = {};
   for (const [name, v, check] of [["pi-0.73", v073, threshold073], ["pi-1.6", v16, threshold16]]) {
     const entries = loadEntries(v.session, job.path);
     out.n = entries.length;
-    const byId = new Map();
-    const index = new Map();
-    const pos = new Map();
-    entries.forEach((e, i) => { pos.set(e, i); byId.set(e.id, e); index.set(e.id, i); });
+    const { byId, index, pos } = indexEntries(entries);
     if (name === "pi-1.6") {
       out.estimates = { "pi-1.6": entries.map((e) => {
         const ms = v.session.sessionEntryToContextMessages(e);
@@ -186,14 +141,6 @@ function contextOf(path) {
   return { context: path, messages: messages.map(messageView) };
 }
 
-const job = JSON.parse(readFileSync(0, "utf8"));
-for (const file of job.files ?? []) {
-  let out;
-  try {
-    out = runFile(file);
-  } catch (err) {
-    out = { path: file.path, error: String(err?.stack ?? err) };
-  }
-  process.stdout.write(`${JSON.stringify(out)}\n`);
-}
-for (const path of job.context ?? []) process.stdout.write(`${JSON.stringify(contextOf(path))}\n`);
+const job = readJob();
+emitFiles(job, runFile);
+for (const path of job.context ?? []) emit(contextOf(path));

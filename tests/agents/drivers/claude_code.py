@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.drivers.headless import offline_env
 from fixtures.scripted_model import Reply, Request, Script, ScriptedModel, ToolCall
 
 __all__ = [
@@ -146,14 +147,12 @@ class ClaudeDriver:
         self.started = time.monotonic()
 
     def env(self, more: Mapping[str, str] | None = None) -> dict[str, str]:
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "LANG": "C.UTF-8",
-               "ANTHROPIC_BASE_URL": self.server.url, "ANTHROPIC_API_KEY": "sk-scripted",
-               "DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-               "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_MAX_RETRIES": "0",
-               "NO_PROXY": "127.0.0.1", "TMPDIR": str(self.home)}
-        env.update(self.extra_env)
-        env.update(more or {})
-        return env
+        return offline_env(self.home, {
+            "LANG": "C.UTF-8", "ANTHROPIC_BASE_URL": self.server.url,
+            "ANTHROPIC_API_KEY": "sk-scripted", "DISABLE_TELEMETRY": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_MAX_RETRIES": "0", "TMPDIR": str(self.home),
+            **self.extra_env, **(more or {})})
 
     def turn(self, prompt: str, *, resume: str | None = None,
              env: Mapping[str, str] | None = None, tools: str = "Bash,Read",

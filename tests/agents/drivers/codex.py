@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from agents.drivers.headless import TimedTurns, make_folders, offline_env
 from fixtures.scripted_model import Reply, Request, Script, ScriptedModel, ToolCall
 
 REPO = Path(__file__).resolve().parents[3]
@@ -62,7 +63,7 @@ def config_toml(url: str, auto_compact_limit: int | None, extra: str = "") -> st
 
 
 @dataclass
-class CodexSession:
+class CodexSession(TimedTurns):
     """One Codex session in its own home, turn by turn."""
 
     root: Path
@@ -73,30 +74,22 @@ class CodexSession:
     outputs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.home = self.root / "codex-home"
-        self.work = self.root / "work"
-        self.home.mkdir(parents=True, exist_ok=True)
-        self.work.mkdir(parents=True, exist_ok=True)
+        self.home, self.work = make_folders(self.root, "codex-home")
         (self.work / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
         (self.home / "config.toml").write_text(
             config_toml(self.server.url, self.auto_compact_limit), encoding="utf-8")
 
     @property
     def env(self) -> dict[str, str]:
-        return {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "CODEX_HOME": str(self.home),
-                KEY_VAR: "scripted", "NO_PROXY": "127.0.0.1", "LANG": "C.UTF-8",
-                "RUST_LOG": "error"}
+        return offline_env(self.home, {"CODEX_HOME": str(self.home), KEY_VAR: "scripted",
+                                       "LANG": "C.UTF-8", "RUST_LOG": "error"})
 
     def turn(self, prompt: str, *, resume: str | None = None) -> subprocess.CompletedProcess[str]:
         """One ``codex exec`` (resuming this session, or ``resume`` when given)."""
         target = resume or self.session_id
         args = [str(BINARY), "exec", "--skip-git-repo-check", "--color", "never"]
         args += ["resume", target, prompt] if target else [prompt]
-        start = time.monotonic()
-        done = subprocess.run(args, cwd=self.work, env=self.env, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=120, check=False)
-        self.seconds += time.monotonic() - start
-        self.outputs.append(done)
+        done = self.run_turn(args, self.env, timeout=120)
         if self.session_id is None and resume is None:
             m = _SESSION_ID.search(done.stderr + done.stdout)
             self.session_id = m.group(1) if m else None

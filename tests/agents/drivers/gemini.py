@@ -14,11 +14,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.drivers.headless import HeadlessSession, offline_env, write_config
 from fixtures.scripted_model import Reply, Request, Script, ScriptedModel
 
 REPO = Path(__file__).resolve().parents[3]
@@ -49,40 +48,25 @@ def scenario_script() -> Script:
     return script
 
 
-@dataclass
-class GeminiSession:
-    root: Path
-    server: ScriptedModel
-    seconds: float = 0.0
-    outputs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.home = self.root / "home"
-        self.work = self.root / "work"
-        (self.home / ".gemini").mkdir(parents=True, exist_ok=True)
-        self.work.mkdir(parents=True, exist_ok=True)
-        (self.home / ".gemini/settings.json").write_text(json.dumps({
+class GeminiSession(HeadlessSession):
+    def configure(self) -> None:
+        write_config(self.home / ".gemini/settings.json", {
             "model": {"compressionThreshold": 0.0001},
             "telemetry": {"enabled": False},
             "privacy": {"usageStatisticsEnabled": False},
-            "security": {"auth": {"selectedType": "gemini-api-key"}}}), encoding="utf-8")
+            "security": {"auth": {"selectedType": "gemini-api-key"}}})
 
     @property
     def env(self) -> dict[str, str]:
-        return {"PATH": f"{NODE.parent}:/usr/bin:/bin", "HOME": str(self.home),
-                "GEMINI_API_KEY": "scripted", "GOOGLE_GEMINI_BASE_URL": self.server.url,
-                "NO_PROXY": "127.0.0.1", "GEMINI_CLI_TRUST_WORKSPACE": "true",
-                "GEMINI_CLI_NO_RELAUNCH": "1", "LANG": "C.UTF-8"}
+        return offline_env(self.home, {
+            "GEMINI_API_KEY": "scripted", "GOOGLE_GEMINI_BASE_URL": self.server.url,
+            "GEMINI_CLI_TRUST_WORKSPACE": "true", "GEMINI_CLI_NO_RELAUNCH": "1",
+            "LANG": "C.UTF-8"}, path=f"{NODE.parent}:/usr/bin:/bin")
 
     def turn(self, prompt: str, *, resume: bool) -> subprocess.CompletedProcess[str]:
         args = [str(NODE), str(GEMINI), "-m", MODEL, *(["--resume", "latest"] if resume else []),
                 "-p", prompt]
-        start = time.monotonic()
-        done = subprocess.run(args, cwd=self.work, env=self.env, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=180, check=False)
-        self.seconds += time.monotonic() - start
-        self.outputs.append(done)
-        return done
+        return self.run_turn(args, self.env, timeout=180)
 
     def chats(self) -> list[Path]:
         return sorted((self.home / ".gemini/tmp").rglob("chats/session-*.json*"),

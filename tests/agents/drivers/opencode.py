@@ -11,12 +11,10 @@ costs about 26 s here (OpenCode's own start-up). Sessions land in
 
 from __future__ import annotations
 
-import json
 import subprocess
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.drivers.headless import HeadlessSession, offline_env, write_config
 from fixtures.scripted_model import Reply, Request, Script, ScriptedModel
 
 REPO = Path(__file__).resolve().parents[3]
@@ -43,40 +41,25 @@ def scenario_script() -> Script:
     return script
 
 
-@dataclass
-class OpenCodeSession:
-    root: Path
-    server: ScriptedModel
-    seconds: float = 0.0
-    outputs: list[subprocess.CompletedProcess[str]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.home = self.root / "home"
-        self.work = self.root / "work"
-        (self.home / ".config/opencode").mkdir(parents=True, exist_ok=True)
-        self.work.mkdir(parents=True, exist_ok=True)
-        (self.home / ".config/opencode/opencode.json").write_text(json.dumps({
+class OpenCodeSession(HeadlessSession):
+    def configure(self) -> None:
+        write_config(self.home / ".config/opencode/opencode.json", {
             "provider": {"scripted": {
                 "npm": "@ai-sdk/anthropic", "name": "Scripted",
                 "options": {"baseURL": self.server.url + "/v1", "apiKey": "scripted"},
                 "models": {"m": {"name": "m", "limit": {"context": WINDOW, "output": 4000}}}}},
-            "model": "scripted/m", "autoupdate": False, "share": "disabled"}), encoding="utf-8")
+            "model": "scripted/m", "autoupdate": False, "share": "disabled"})
 
     @property
     def db(self) -> Path:
         return self.home / ".local/share/opencode/opencode.db"
 
     def turn(self, prompt: str, *, resume: bool) -> subprocess.CompletedProcess[str]:
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "NO_PROXY": "127.0.0.1",
-               "OPENCODE_DISABLE_AUTOUPDATE": "1", "npm_config_offline": "true",
-               "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"}
+        env = offline_env(self.home, {
+            "OPENCODE_DISABLE_AUTOUPDATE": "1", "npm_config_offline": "true",
+            "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
         args = [str(BINARY), "run", "--pure", *(["-c"] if resume else []), prompt]
-        start = time.monotonic()
-        done = subprocess.run(args, cwd=self.work, env=env, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=180, check=False)
-        self.seconds += time.monotonic() - start
-        self.outputs.append(done)
-        return done
+        return self.run_turn(args, env, timeout=180)
 
 
 def run_scenario(root: Path) -> tuple[OpenCodeSession, list[Request]]:

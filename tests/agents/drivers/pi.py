@@ -150,6 +150,13 @@ def _configure(home: Path, url: str, project: dict[str, Any] | None) -> Path:
     return cwd
 
 
+def _session_file(home: Path) -> Path:
+    """The one session file a scenario leaves under ``home``."""
+    files = sorted((home / ".pi" / "agent" / "sessions").rglob("*.jsonl"))
+    assert len(files) == 1, files
+    return files[0]
+
+
 def _script(summaries: list[str]) -> Script:
     def summary(_r: Request) -> Reply:
         text = f"## Goal\n- summary {len(summaries) + 1}: the notes file says ship on Friday"
@@ -193,12 +200,10 @@ def run_pi_scenario(tmp: Path, *, project: dict[str, Any] | None = None) -> PiSc
         finally:
             rpc.close()
         requests = list(server.requests)
-    files = sorted((home / ".pi" / "agent" / "sessions").rglob("*.jsonl"))
-    assert len(files) == 1, files
     # the first model call after each compaction that is not a summarization
     firsts = [next(i for i in range(k, len(requests)) if not _is_summary_request(requests[i]))
               for k in after]
-    return PiScenario(home, files[0], requests, firsts,
+    return PiScenario(home, _session_file(home), requests, firsts,
                       [r for r in requests if _is_summary_request(r)], summaries, rpc.events,
                       time.monotonic() - start)
 
@@ -232,11 +237,9 @@ def run_pi_overflow(tmp: Path) -> PiScenario:
         finally:
             rpc.close()
         requests = list(server.requests)
-    files = sorted((home / ".pi" / "agent" / "sessions").rglob("*.jsonl"))
-    assert len(files) == 1, files
     retried = next(i for i in range(len(requests)) if "overflows" in requests[i].last_user_text()
                    and i > 2 and not _is_summary_request(requests[i]) and requests[i - 1]
                    is not None and _is_summary_request(requests[i - 1]))
-    return PiScenario(home, files[0], requests, [retried, after[0]],
+    return PiScenario(home, _session_file(home), requests, [retried, after[0]],
                       [r for r in requests if _is_summary_request(r)], summaries, rpc.events,
                       time.monotonic() - start)

@@ -10,12 +10,12 @@ the threshold, before the process exits; the session file holds every entry by t
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.drivers.headless import offline_env, write_config
 from fixtures.scripted_model import ScriptedModel
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -53,9 +53,8 @@ class PiRun:
         args = [str(NODE), str(PI), "-p", "--provider", "scripted", "--model", "m"]
         if self.outputs:
             args.append("--continue")
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "PI_OFFLINE": "1",
-               "PI_TELEMETRY": "0", "NO_PROXY": "127.0.0.1", "LANG": "C.UTF-8",
-               **self.extra_env}
+        env = offline_env(self.home, {"PI_OFFLINE": "1", "PI_TELEMETRY": "0",
+                                      "LANG": "C.UTF-8", **self.extra_env})
         done = subprocess.run([*args, prompt], cwd=self.project, env=env, capture_output=True,
                               text=True, timeout=120, check=False)
         self.outputs.append(done)
@@ -69,11 +68,11 @@ def start(root: Path, server: ScriptedModel, *, extension: Path | None = None,
     run = PiRun(root / "home", root / "project", server, dict(env or {}))
     run.agent_dir.mkdir(parents=True)
     run.project.mkdir(parents=True)
-    (run.agent_dir / "models.json").write_text(json.dumps({"providers": {"scripted": {
+    write_config(run.agent_dir / "models.json", {"providers": {"scripted": {
         "baseUrl": server.url + "/v1", "api": "openai-completions", "apiKey": "sk-scripted",
-        "models": [{"id": "m", "contextWindow": 4000, "maxTokens": 200}]}}}), "utf-8")
-    (run.agent_dir / "settings.json").write_text(json.dumps(
-        {"compaction": {"reserveTokens": 1000, "keepRecentTokens": 150}}), "utf-8")
+        "models": [{"id": "m", "contextWindow": 4000, "maxTokens": 200}]}}})
+    write_config(run.agent_dir / "settings.json",
+                 {"compaction": {"reserveTokens": 1000, "keepRecentTokens": 150}})
     if extension is not None:
         folder = run.agent_dir / "extensions"
         folder.mkdir()

@@ -123,15 +123,21 @@ class _Row:
         return str(self.table.item(self.row, 1).data(PATH_ROLE))
 
 
+def _planned(qtbot: Any, ctx: Any, path: Path) -> tuple[Any, Any]:
+    """The app's parts with ``path`` open, and the record its compaction run hands the
+    Accept dialog (``writes_ready``)."""
+    parts = mount(qtbot, ctx, path)
+    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
+        parts.panel.run()
+    return parts, blocker.args[0]
+
+
 def test_accept_dialog_names_the_real_files_of_the_engines_dry_run(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     """Every row is a real path (no placeholders), and the write creates exactly those."""
     path = write_session(tmp_path / "s", store=True)
     ctx = make_app()
-    parts = mount(qtbot, ctx, path)
-    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
-        parts.panel.run()
-    record = blocker.args[0]
+    parts, record = _planned(qtbot, ctx, path)
     dlg = AcceptDialog(record, record.transcript)
     qtbot.addWidget(dlg)
     rows = [_Row(dlg.files, i) for i in range(dlg.files.rowCount())]
@@ -159,10 +165,7 @@ def test_accept_dialog_refuses_what_the_engine_refuses_and_gates_a_failed_audit(
         qtbot: Any, qloop: Any, make_app: Any, tmp_path: Path) -> None:
     path = write_session(tmp_path / "s", store=True)
     ctx = make_app()
-    parts = mount(qtbot, ctx, path)
-    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
-        parts.panel.run()
-    record = blocker.args[0]
+    parts, record = _planned(qtbot, ctx, path)
     claude = dataclasses.replace(record, write_plans={
         "successor": "this is a Claude Code transcript, which SessionLens never writes into",
         "append": "this is a Claude Code transcript, which SessionLens never writes into"})
@@ -191,10 +194,7 @@ def test_accept_dialog_asks_before_a_second_successor_naming_the_first(
                                                  tokens_before=1000))
     assert first.successor_path is not None
     ctx = make_app()
-    parts = mount(qtbot, ctx, path)  # the original again, as a user opens it later
-    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
-        parts.panel.run()
-    record = blocker.args[0]
+    parts, record = _planned(qtbot, ctx, path)  # the original again, as a user opens it later
     assert record.write_plan("successor").existing_successor == first.successor_path
     dlg = AcceptDialog(record, record.transcript)
     qtbot.addWidget(dlg)
@@ -232,10 +232,7 @@ def test_accept_dialog_shows_the_audit_it_accepts_and_cuts_no_path(
 
     path = write_session(tmp_path / "s", store=True)
     ctx = make_app()
-    parts = mount(qtbot, ctx, path)
-    with qtbot.waitSignal(parts.controller.writes_ready, timeout=30_000) as blocker:
-        parts.panel.run()
-    record = blocker.args[0]
+    parts, record = _planned(qtbot, ctx, path)
     dlg = AcceptDialog(record, record.transcript)
     qtbot.addWidget(dlg)
     dlg.resize(980, 600)

@@ -52,8 +52,8 @@ from .cutpoints import CutPoint, Preparation, describe_entry, is_cut_entry, is_t
 
 __all__ = [
     "pi_context_entries", "pi_estimate_context", "pi_find_cut_point", "pi_is_cut_point",
-    "pi_is_turn_start", "pi_prepare", "pi_region", "pi_threshold_tokens", "pi_usage_tokens",
-    "older_than",
+    "pi_is_turn_start", "pi_prepare", "pi_preparation", "pi_region", "pi_threshold_tokens",
+    "pi_usage_tokens", "older_than",
 ]
 
 #: Rows pi turns into a message (``getMessageFromEntry``).
@@ -211,6 +211,15 @@ def pi_prepare(path: Sequence[Entry], keep_recent_tokens: int,
     start, comp = pi_region(path)
     from_index = comp if comp is not None else 0
     rows = [i for i in range(from_index, end) if path[i].type in _MESSAGE_ROWS]
+    return pi_preparation(path, start, comp, rows, keep_recent_tokens, estimates)
+
+
+def pi_preparation(path: Sequence[Entry], start: int, comp: int | None, rows: Sequence[int],
+                   keep_recent_tokens: int, estimates: Sequence[int]) -> Preparation:
+    """The rest of ``prepareCompaction`` once a release has chosen its region (``start``,
+    the previous compaction ``comp``) and the ``rows`` tokensBefore counts: the threshold
+    check, the refusal after a compaction, the cut (pi 0.58.3 to 0.73.1 alike)."""
+    end = len(path)
     tokens_before, _ = pi_estimate_context([path[i] for i in rows], [estimates[i] for i in rows])
     threshold = pi_threshold_tokens(path, estimates)
     if end and path[-1].type == "compaction":

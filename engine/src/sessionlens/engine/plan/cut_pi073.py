@@ -25,13 +25,7 @@ from collections.abc import Sequence
 
 from sessionlens.engine.model import Entry
 
-from .cut_pi import (
-    pi_context_entries,
-    pi_estimate_context,
-    pi_find_cut_point,
-    pi_region,
-    pi_threshold_tokens,
-)
+from .cut_pi import pi_context_entries, pi_preparation, pi_region
 from .cutpoints import Preparation
 
 __all__ = ["pi073_prepare", "pi073_region"]
@@ -50,14 +44,6 @@ def pi073_region(path: Sequence[Entry]) -> tuple[int, int | None]:
 def pi073_prepare(path: Sequence[Entry], keep_recent_tokens: int,
                   estimates: Sequence[int]) -> Preparation:
     """pi 0.73.1 ``prepareCompaction`` (its manual ``/compact`` runs the same)."""
-    end = len(path)
     start, comp = pi073_region(path)
-    rows = pi_context_entries(path)
-    tokens_before, _ = pi_estimate_context([path[i] for i in rows], [estimates[i] for i in rows])
-    threshold = pi_threshold_tokens(path, estimates)
-    if end and path[-1].type == "compaction":
-        return Preparation(start, comp, (), None, tokens_before, threshold, keep_recent_tokens,
-                           "Already compacted: the last entry on the active path is a compaction",
-                           refused=True)
-    cut = pi_find_cut_point(path, start, end, keep_recent_tokens, estimates)
-    return Preparation(start, comp, (), cut, tokens_before, threshold, keep_recent_tokens, None)
+    return pi_preparation(path, start, comp, pi_context_entries(path), keep_recent_tokens,
+                          estimates)

@@ -36,7 +36,6 @@ from typing import Any
 
 import orjson
 
-from sessionlens.engine.errors import LoadCancelled, NotATranscriptError
 from sessionlens.engine.model import (
     ContentBlock,
     Format,
@@ -55,6 +54,7 @@ from .catalog import agent_name
 from .entry_chain import Chain, arguments_of, as_dict, epoch_ms, freeze, iso_from_ms, json_text
 from .field_errors import read_guarded
 from .sqlite_open import Opened, table_columns
+from .sqlite_sessions import list_or_refuse, pick_session, row_tick
 
 __all__ = ["DbSession", "list_sessions", "parse_db", "project_of"]
 
@@ -226,20 +226,8 @@ class _Session:
                                                 "usage_source": "sessions row (latest call)"}))
 
 
-def _pick(path: Path, sessions: list[DbSession], wanted: str | None,
-          chain_warn: list[str]) -> DbSession:
-    if wanted is not None:
-        for s in sessions:
-            if s.id == wanted:
-                return s
-        raise NotATranscriptError(path / wanted, f"no session {wanted!r} in this database")
-    top = [s for s in sessions if s.parent_id is None] or sessions
-    if not top:
-        raise NotATranscriptError(path, "the database holds no sessions")
-    if len(sessions) > 1:
-        chain_warn.append(f"this database holds {len(sessions)} sessions; showing the newest "
-                          f"top-level one ({top[0].id}); open {path}/<session id> for another")
-    return top[0]
+def _id_of(s: DbSession) -> str:
+    return s.id
 
 
 def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
@@ -247,15 +235,14 @@ def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
              cancel: Callable[[], bool] | None = None) -> ParsedFile:
     """Read one session of a Crush / Go OpenCode database; never raises for a bad row."""
     db = opened.db
-    try:
-        sessions = list_sessions(db)
-    except sqlite3.DatabaseError as exc:
-        raise NotATranscriptError(path, f"not a {agent_name(fmt)} database: {exc}") from exc
-    notes: list[str] = []
-    chosen = _pick(path, sessions, session, notes)
+    sessions = list_or_refuse(path, list_sessions, db, f"a {agent_name(fmt)} database")
+    chosen, note = pick_session(path, sessions, session, _id_of,
+                                [s for s in sessions if s.parent_id is None] or sessions,
+                                where="database", which="newest top-level one",
+                                held=len(sessions))
     children = {s.id for s in sessions if s.parent_id == chosen.id}
     reader = _Session(path, fmt, chosen, children)
-    for note in notes:
+    if note is not None:
         reader.chain.warn(None, note)
     if "sessions" not in table_columns(db):
         reader.chain.warn(None, "no 'sessions' table: sessions are told apart by the messages' "
@@ -268,11 +255,7 @@ def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
     rows = db.execute(f"SELECT {', '.join(have)} FROM messages WHERE session_id = ? "
                       "ORDER BY created_at, rowid", (chosen.id,))
     for n, (mid, role, parts, model, provider, created) in enumerate(rows, 1):
-        if n % 1000 == 0:
-            if cancel is not None and cancel():
-                raise LoadCancelled(path, f"cancelled at row {n} of {chosen.messages}")
-            if on_progress is not None:
-                on_progress(n, chosen.messages)
+        row_tick(path, n, chosen.messages, 1000, "row", on_progress, cancel)
         read_guarded(reader.chain.diags, str(path), n, reader.row, n, str(mid), str(role),
                      parts, model, provider, created)
     reader.finish(path)

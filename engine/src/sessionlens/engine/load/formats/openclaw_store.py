@@ -48,6 +48,7 @@ from .entry_chain import as_dict, freeze
 from .jsonl import LineView, iter_raw_lines
 from .pi import parse_lines
 from .sqlite_open import Opened, open_readonly, table_columns
+from .sqlite_sessions import list_or_refuse, pick_session
 
 __all__ = ["STORE_NAME", "StoreSession", "StoreWindow", "decode_event", "event_bytes", "is_store",
            "list_sessions", "parse_db", "session_row"]
@@ -189,22 +190,6 @@ def event_bytes(db_path: Path, session_id: str, seq: int) -> bytes:
         return b""
 
 
-def _pick(path: Path, sessions: list[StoreSession], wanted: str | None,
-          notes: list[str]) -> StoreSession:
-    if wanted is not None:
-        for s in sessions:
-            if s.id == wanted:
-                return s
-        raise NotATranscriptError(path / wanted, f"no session {wanted!r} in this store")
-    live = [s for s in sessions if s.archived is None]
-    if not live:
-        raise NotATranscriptError(path, "the store holds no sessions")
-    if len(live) > 1:
-        notes.append(f"this store holds {len(live)} sessions; showing the most recently "
-                     f"updated one ({live[0].id}); open {path}/<session id> for another")
-    return live[0]
-
-
 def _archive(db: sqlite3.Connection, name: str) -> bytes:
     blob, encoding = db.execute("SELECT archive_blob, encoding FROM "
                                 "session_transcript_archives WHERE archive_name = ?",
@@ -228,18 +213,21 @@ def _chain(windows: dict[str, StoreWindow], start: StoreWindow) -> list[dict[str
     return out
 
 
+def _id_of(s: StoreSession) -> str:
+    return s.id
+
+
 def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
              on_progress: Callable[[int, int], None] | None = None,
              cancel: Callable[[], bool] | None = None) -> ParsedFile:
     """Read one session of the store; never raises for a bad row."""
     db = opened.db
-    try:
-        sessions = list_sessions(db)
-    except sqlite3.DatabaseError as exc:
-        raise NotATranscriptError(path, f"not an OpenClaw session store: {exc}") from exc
-    notes: list[str] = []
-    chosen = _pick(path, sessions, session, notes)
-    diags: list[Diagnostic] = [Diagnostic(str(path), None, n, "warning") for n in notes]
+    sessions = list_or_refuse(path, list_sessions, db, "an OpenClaw session store")
+    live = [s for s in sessions if s.archived is None]
+    chosen, note = pick_session(path, sessions, session, _id_of, live, where="store",
+                                which="most recently updated one", held=len(live))
+    diags: list[Diagnostic] = [] if note is None else [Diagnostic(str(path), None, note,
+                                                                   "warning")]
     if chosen.archived is not None:
         data = _archive(db, chosen.id)
         parsed = parse_lines(iter_raw_lines(data), len(data), path / chosen.id)

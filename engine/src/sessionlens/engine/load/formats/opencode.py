@@ -37,7 +37,6 @@ from typing import Any
 
 import orjson
 
-from sessionlens.engine.errors import LoadCancelled, NotATranscriptError
 from sessionlens.engine.model import (
     ContentBlock,
     Format,
@@ -56,6 +55,7 @@ from .entry_chain import Chain, as_dict, epoch_ms, freeze, iso_from_ms, json_tex
 from .field_errors import read_guarded
 from .jsonl import usage_count
 from .sqlite_open import Opened, table_columns
+from .sqlite_sessions import list_or_refuse, pick_session, row_tick
 
 __all__ = ["list_sessions", "parse_db"]
 
@@ -256,30 +256,24 @@ def config_window(db: Path, directory: str | None, provider: str | None,
     return None
 
 
+def _id_of(s: dict[str, Any]) -> str:
+    return str(s["id"])
+
+
 def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
              on_progress: Callable[[int, int], None] | None = None,
              cancel: Callable[[], bool] | None = None) -> ParsedFile:
     """Read one session of an OpenCode database; never raises for a bad row."""
     db = opened.db
-    try:
-        sessions = list_sessions(db)
-    except sqlite3.DatabaseError as exc:
-        raise NotATranscriptError(path, f"not an OpenCode database: {exc}") from exc
-    if session is not None:
-        chosen = next((s for s in sessions if s["id"] == session), None)
-        if chosen is None:
-            raise NotATranscriptError(path / session, f"no session {session!r} in this database")
-    else:
-        top = [s for s in sessions if not s["parent_id"]] or sessions
-        if not top:
-            raise NotATranscriptError(path, "the database holds no sessions")
-        chosen = top[0]
+    sessions = list_or_refuse(path, list_sessions, db, "an OpenCode database")
+    chosen, note = pick_session(path, sessions, session, _id_of,
+                                [s for s in sessions if not s["parent_id"]] or sessions,
+                                where="database", which="newest top-level one",
+                                held=len(sessions))
     revert = chosen["revert"] if isinstance(chosen["revert"], dict) else {}
     reader = _Session(path, fmt, revert.get("messageID"))
-    if session is None and len(sessions) > 1:
-        reader.chain.warn(None, f"this database holds {len(sessions)} sessions; showing the "
-                          f"newest top-level one ({chosen['id']}); open {path}/<session id> "
-                          "for another")
+    if note is not None:
+        reader.chain.warn(None, note)
     if chosen["title"]:
         reader.chain.add("session_info", "title", line=0, name=chosen["title"])
     parts: dict[str, list[Any]] = {}
@@ -294,11 +288,7 @@ def parse_db(opened: Opened, path: Path, fmt: Format, session: str | None, *,
     rows = db.execute("SELECT id, data FROM message WHERE session_id = ? "
                       "ORDER BY time_created, id", (chosen["id"],))
     for n, (mid, raw) in enumerate(rows, 1):
-        if n % 500 == 0:
-            if cancel is not None and cancel():
-                raise LoadCancelled(path, f"cancelled at message {n} of {total}")
-            if on_progress is not None:
-                on_progress(n, total)
+        row_tick(path, n, total, 500, "message", on_progress, cancel)
         read_guarded(reader.chain.diags, str(path), n, reader.message, n, str(mid), _loads(raw),
                      parts.get(str(mid), []))
     if on_progress is not None:
