@@ -61,7 +61,9 @@ def _written(original: Path) -> list[tuple[str, Path]]:
             plan = plan_compaction(t, SETTINGS, hard_boundary=hard)
         except PlanError:
             continue
-        res = write_successor(t, _record(plan.first_kept_entry_id, plan.tokens_before))
+        # two successors of one original on purpose: each cut is resumed by pi on its own
+        res = write_successor(t, _record(plan.first_kept_entry_id, plan.tokens_before),
+                              allow_second_successor=True)
         assert res.successor_path is not None
         out.append(("hard boundary" if hard else plan.cut_rule, res.successor_path))
     if t.format == "openclaw-v3" and t.path_entries()[-1].type != "compaction":

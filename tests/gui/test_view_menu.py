@@ -112,9 +112,11 @@ def test_accept_on_a_claude_code_file_names_the_new_session_it_will_write(
     prepared = record.write_plan("successor")
     dlg = AcceptDialog(record, record.transcript)
     qtbot.addWidget(dlg)
-    rows = [dlg.files.topLevelItem(i) for i in range(dlg.files.topLevelItemCount())]
-    assert [r.text(1) for r in rows] == [str(folder / f"{prepared.session_id}.jsonl")]
-    assert "new Claude Code session" in rows[0].text(2)
+    from sessionlens.gui.compaction.accept_dialog import PATH_ROLE
+
+    paths = [dlg.files.item(r, 1).data(PATH_ROLE) for r in range(dlg.files.rowCount())]
+    assert paths == [str(folder / f"{prepared.session_id}.jsonl")]
+    assert "new Claude Code session" in dlg.files.item(0, 2).text().replace("\u200b", "")
     assert dlg.write_button.isEnabled()
     shot = Path(os.environ.get("SESSIONLENS_SHOT_DIR") or tmp_path) / "accept-claude-code.png"
     assert dlg.grab().save(str(shot)) and shot.stat().st_size > 0

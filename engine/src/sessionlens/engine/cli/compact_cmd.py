@@ -65,6 +65,7 @@ from sessionlens.engine.summarize.providers import (
     build_provider,
 )
 from sessionlens.engine.summarize.runner import ProgressEvent
+from sessionlens.engine.transcript_secrets import transcript_secret_values
 
 __all__ = ["RETRY_POLICY", "profile_from_args", "register", "run"]
 
@@ -359,8 +360,11 @@ def run(args: argparse.Namespace) -> int:
     }
     if refused is not None:
         warn(f"sessionlens compact: {refused}")
+    # what the audit quotes of the span (identifiers, dropped specifics) may hold a secret
+    # the transcript names in context: blanked on stdout as ``audit`` blanks it
+    secrets = transcript_secret_values(opened.transcript)
     if args.json:
-        emit_json(out)
+        emit_json(out, secrets)
         return 3 if refused is not None else 0
     attempts = (f" (kept attempt {outcome.quality.kept_attempt} of "
                 f"{len(outcome.quality.attempts)})" if len(outcome.quality.attempts) > 1 else "")
@@ -377,5 +381,5 @@ def run(args: argparse.Namespace) -> int:
                      f"{'y' if len(dropped) == 1 else 'ies'} ("
                      + ", ".join(f"{c.entry_id} {c.outcome}" for c in dropped)
                      + "; --keep-retry-copies keeps them)")
-    emit_lines(lines)
+    emit_lines(lines, secrets)
     return 3 if refused is not None else 0
