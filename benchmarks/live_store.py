@@ -18,7 +18,6 @@ import argparse
 import itertools
 import lzma
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -29,7 +28,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from live import _message_rows  # noqa: E402
+from live import _message_rows, _ms  # noqa: E402
 from machine import describe_machine  # noqa: E402
 from sessionlens.engine.live.gauge import gauge_of  # noqa: E402
 from sessionlens.engine.live.session import LiveSession  # noqa: E402
@@ -79,10 +78,6 @@ def build_store(folder: Path, size_mb: float) -> tuple[Path, int, str]:
                 _insert(db, seq, orjson.dumps(row))
     db.close()
     return db_path, seq, leaf
-
-
-def _ms(values: list[float]) -> str:
-    return f"median {statistics.median(values) * 1e3:.1f} ms, worst {max(values) * 1e3:.1f} ms"
 
 
 def measure(db_path: Path, last_seq: int, appends: int) -> None:

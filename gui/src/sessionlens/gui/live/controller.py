@@ -151,21 +151,20 @@ class LiveController(QObject):
         if self._busy or self.board is None or not self._pending:
             return
         paths, self._pending = sorted(self._pending), set()
-        board = self.board
-
-        def job(_r: Progress, _c: CancelCheck) -> list[LiveEvent]:
-            return board.changed(paths)
-
-        self._busy = True
-        self._tasks.run(job, on_done=self._after, on_error=self._on_error)
+        self._run_board(lambda board: board.changed(paths))
 
     def _start_sweep(self) -> None:
         if self._busy or self.board is None:
             return
+        self._run_board(LiveBoard.sweep)
+
+    def _run_board(self, step: Callable[[LiveBoard], list[LiveEvent]]) -> None:
+        """Run ``step`` on the board as the one background job that touches it."""
+        assert self.board is not None
         board = self.board
 
         def job(_r: Progress, _c: CancelCheck) -> list[LiveEvent]:
-            return board.sweep()
+            return step(board)
 
         self._busy = True
         self._tasks.run(job, on_done=self._after, on_error=self._on_error)
