@@ -48,9 +48,8 @@ class TailChange:
     first_line: int = 0
 
 
-def _digest(fh: os.PathLike[str] | Path, upto: int) -> str:
-    with open(fh, "rb") as f:
-        return hashlib.blake2b(f.read(min(upto, HEAD_BYTES)), digest_size=16).hexdigest()
+def _digest(head: bytes) -> str:
+    return hashlib.blake2b(head[:HEAD_BYTES], digest_size=16).hexdigest()
 
 
 def mark_file(path: Path) -> FileMark:
@@ -60,8 +59,8 @@ def mark_file(path: Path) -> FileMark:
         data = fh.read(st.st_size)
     complete_to = data.rfind(b"\n") + 1
     lines = data.count(b"\n", 0, complete_to)
-    head = hashlib.blake2b(data[:min(complete_to, HEAD_BYTES)], digest_size=16).hexdigest()
-    return FileMark(st.st_size, st.st_ino, st.st_mtime_ns, complete_to, lines, head)
+    return FileMark(st.st_size, st.st_ino, st.st_mtime_ns, complete_to, lines,
+                    _digest(data[:complete_to]))
 
 
 def follow(path: Path, mark: FileMark) -> TailChange:
@@ -75,18 +74,18 @@ def follow(path: Path, mark: FileMark) -> TailChange:
         return TailChange("rewritten", None)
     if st.st_size == mark.size and st.st_mtime_ns == mark.mtime_ns:
         return TailChange("none", mark)
-    if mark.complete_to and _digest(path, mark.complete_to) != mark.head_digest:
-        return TailChange("rewritten", None)
-    with open(path, "rb") as fh:
+    with open(path, "rb") as fh:  # one open: the head to compare, then the new bytes
+        head = fh.read(min(mark.complete_to, HEAD_BYTES))
+        if mark.complete_to and _digest(head) != mark.head_digest:
+            return TailChange("rewritten", None)
         fh.seek(mark.complete_to)
         fresh = fh.read(st.st_size - mark.complete_to)
     end = fresh.rfind(b"\n") + 1
     data = fresh[:end]
+    digest = (_digest(head + data[:HEAD_BYTES]) if mark.complete_to < HEAD_BYTES and end
+              else mark.head_digest)
     moved = FileMark(st.st_size, st.st_ino, st.st_mtime_ns, mark.complete_to + end,
-                     mark.lines + data.count(b"\n"), mark.head_digest)
-    if mark.complete_to < HEAD_BYTES and end:
-        moved = FileMark(moved.size, moved.ino, moved.mtime_ns, moved.complete_to, moved.lines,
-                         _digest(path, moved.complete_to))
+                     mark.lines + data.count(b"\n"), digest)
     if not data:
         return TailChange("none", moved)
     return TailChange("appended", moved, data, mark.complete_to, mark.lines + 1)
