@@ -54,6 +54,7 @@ def context_messages(t: Transcript) -> tuple[ContextMessage, ...]:
     for item in t.context:
         entry = t.entry(item.entry_id)
         edit = t.get(item.edit_id) if item.edit_id is not None else None
+        replacement = edit.replacement if edit is not None else None
         if entry.type == "compaction":
             if entry.system_message is not None:
                 out.append(ContextMessage("system", _system_text(entry.system_message), entry.id))
@@ -61,12 +62,10 @@ def context_messages(t: Transcript) -> tuple[ContextMessage, ...]:
         elif entry.type == "branch_summary":
             out.append(ContextMessage("branchSummary", entry.summary or "", entry.id))
         elif entry.type == "custom_message":
-            content = edit.replacement if edit is not None and edit.replacement is not None \
-                else entry.content
+            content = replacement if replacement is not None else entry.content
             out.append(ContextMessage("custom", _text(content), entry.id))
         elif entry.message is not None:
-            content = edit.replacement if edit is not None and edit.replacement is not None \
-                else entry.message.content
+            content = replacement if replacement is not None else entry.message.content
             out.append(_message(entry.message, entry.id, content))
     return tuple(out)
 

@@ -67,9 +67,7 @@ def _call_text(call: ToolCallBlock) -> str:
 
 
 def _item_texts(item: ContextItem, entry: Entry) -> list[ContextText]:
-    if item.kind == "compaction_summary":
-        return [{"role": "user", "text": entry.summary or ""}]
-    if item.kind == "branch_summary":
+    if item.kind in ("compaction_summary", "branch_summary"):
         return [{"role": "user", "text": entry.summary or ""}]
     if entry.message is not None:
         return _message_items(entry.message)

@@ -183,17 +183,21 @@ def sniff_format(head: bytes, name: str = "<bytes>") -> Format:
         if doc is not None:
             return doc
     what = "; ".join(dict.fromkeys(seen)) or "no complete line"
-    if head.lstrip()[:1] in (b"{", b"[") and len(head) < (1 << 20):
-        try:
-            orjson.loads(head)
-        except orjson.JSONDecodeError:
-            pass
-        else:  # e.g. a sessions.json store opened by mistake
-            what = "a single JSON document, not JSON lines"
+    if head.lstrip()[:1] in (b"{", b"[") and len(head) < (1 << 20) and _is_json(head):
+        what = "a single JSON document, not JSON lines"  # e.g. a sessions.json store
     raise NotATranscriptError(name, "not a session transcript of any format SessionLens "
                               f"reads (pi/OpenClaw, Claude Code, Codex, Gemini CLI, Copilot "
                               f"CLI, Crush, OpenCode, Cursor, Cline, Roo Code, Aider, Kimi, "
                               f"Amp, Continue): saw {what}")
+
+
+def _is_json(data: bytes) -> bool:
+    """Whether ``data`` is one whole JSON document."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _describe(obj: Any) -> str:
