@@ -116,7 +116,7 @@ class SessionBrowser(QWidget):
             return
         header = self.tree.header()
         need = max(self.name_width(), header.sectionSizeHint(0))  # the header stays whole too
-        shown = [c for c in range(1, self.model.columnCount())]
+        shown = list(range(1, self.model.columnCount()))
         # a hidden section hints 0: its width is measured from its header text and content
         hfm = header.fontMetrics()
         widths = {c: max(hfm.horizontalAdvance(str(self.model.headerData(

@@ -7,6 +7,7 @@ entry's three token numbers sit in the header. Folding re-renders the one entry 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import TYPE_CHECKING
 
@@ -158,9 +159,8 @@ class MessageView(QTextBrowser):
         if not open_ or self._c.transcript is None:
             return
         raw = self._c.transcript.raw_line(e).decode("utf-8", errors="replace")
-        try:
+        # a line that is not valid JSON is shown as it was read, not re-indented
+        with contextlib.suppress(ValueError):
             raw = json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
-        except ValueError:
-            pass
         self._new_block(cur)
         cur.insertHtml(mr.code_html(raw, "json", dark))
