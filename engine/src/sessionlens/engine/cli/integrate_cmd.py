@@ -6,7 +6,6 @@ beside itself first and replaced atomically (``integrate.install``)."""
 from __future__ import annotations
 
 import argparse
-import difflib
 
 from sessionlens.engine._io.folders import user_folders
 from sessionlens.engine.cli.args import add_basedir_arg
@@ -40,9 +39,7 @@ def run(args: argparse.Namespace) -> int:
     lines = [f"{args.agent}: nothing to change"] if not changes else []
     for c in changes:
         lines.append(f"{verb} {c.action} {c.path}  ({c.why})")
-        lines += [d.rstrip("\n") for d in difflib.unified_diff(
-            (c.before or "").splitlines(True), (c.after or "").splitlines(True),
-            f"{c.path} (now)", f"{c.path} (after)")]
+        lines += c.diff_lines(f"{c.path} (now)", f"{c.path} (after)")
     lines += [f"backup: {b}" for b in backups]
     emit_lines(lines)
     return 0

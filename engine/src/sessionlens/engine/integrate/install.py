@@ -20,6 +20,7 @@ plans the reverse edits the same way (our entries out, the user's left as they a
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -60,6 +61,12 @@ class FileChange:
         if self.before is None:
             return "create"
         return "remove" if self.after is None else "edit"
+
+    def diff_lines(self, now: str = "now", after: str = "after") -> list[str]:
+        """The change as a unified diff, a line each (what ``--dry-run`` and the app show)."""
+        return [d.rstrip("\n") for d in difflib.unified_diff(
+            (self.before or "").splitlines(True), (self.after or "").splitlines(True),
+            now, after)]
 
 
 def packaging_dir() -> Path:

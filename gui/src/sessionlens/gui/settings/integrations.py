@@ -7,7 +7,6 @@ that exists is backed up beside itself first (the engine's ``apply_changes``).
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QFontDatabase
@@ -44,9 +43,7 @@ def changes_text(changes: list[FileChange]) -> str:
     out: list[str] = []
     for c in changes:
         out.append(f"{c.action} {c.path}  ({c.why})")
-        out += [d.rstrip("\n") for d in difflib.unified_diff(
-            (c.before or "").splitlines(True), (c.after or "").splitlines(True),
-            "now", "after")]
+        out += c.diff_lines()
     return "\n".join(out)
 
 
