@@ -15,7 +15,8 @@ from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars, measu
 
 from .cutpoints import usage_context
 
-__all__ = ["RowEstimates", "context_window_of", "estimate_context_tokens", "is_message_entry"]
+__all__ = ["RowEstimates", "context_window_of", "estimate_context_tokens", "is_message_entry",
+           "recorded_window"]
 
 #: Entries that replay as a message (pi ``getMessageFromEntry``).
 _MESSAGE_TYPES = frozenset({"message", "custom_message", "branch_summary"})
@@ -44,6 +45,16 @@ def estimate_context_tokens(entries: Sequence[Entry], estimates: Sequence[int],
     return summary_tokens + trailing
 
 
+def recorded_window(entries: Sequence[Entry]) -> tuple[int, Entry] | None:
+    """The newest window the file itself records (an entry's ``extra["context_window"]``,
+    e.g. Codex's ``model_context_window``) and the entry that records it, or None."""
+    for entry in reversed(entries):
+        value = entry.extra.get("context_window")
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value, entry
+    return None
+
+
 def context_window_of(entries: Sequence[Entry], settings: CompactionSettings,
                       header: SessionHeader | None = None) -> int:
     """The window the agent worked with at the end of ``entries``: the settings' override,
@@ -52,10 +63,9 @@ def context_window_of(entries: Sequence[Entry], settings: CompactionSettings,
     model change, else the header's."""
     if settings.context_window:
         return int(settings.context_window)
-    for entry in reversed(entries):
-        recorded = entry.extra.get("context_window")
-        if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded > 0:
-            return recorded
+    recorded = recorded_window(entries)
+    if recorded is not None:
+        return recorded[0]
     provider = model = None
     for entry in reversed(entries):
         msg = entry.message
