@@ -35,6 +35,7 @@ from sessionlens.engine.persist.successor import (
     planned_retry_copies,
     successor_kept_back,
 )
+from sessionlens.engine.plan.context_size import recorded_window
 from sessionlens.engine.plan.cutpoints import usage_context
 from sessionlens.engine.plan.fit import not_smaller_note
 from sessionlens.engine.plan.overflow import stated_window
@@ -152,16 +153,16 @@ def _stated_window(transcript: Transcript, model: str | None) -> tuple[int, str]
 def _recorded_window(transcript: Transcript) -> Setting | None:
     """The newest window the file itself records (``extra["context_window"]`` of an entry,
     e.g. Codex's ``model_context_window``), before any model table or default."""
-    for entry in reversed(transcript.path_entries()):
-        value = entry.extra.get("context_window")
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            what = entry.extra.get("codex_type") or entry.type
-            return Setting(value, f"recorded in the file ({what}, entry {entry.id})")
+    recorded = recorded_window(transcript.path_entries())
+    if recorded is not None:
+        value, entry = recorded
+        what = entry.extra.get("codex_type") or entry.type
+        return Setting(value, f"recorded in the file ({what}, entry {entry.id})")
     header = transcript.header
-    value = header.extra.get("context_window") if header is not None else None
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+    in_header = header.extra.get("context_window") if header is not None else None
+    if isinstance(in_header, int) and not isinstance(in_header, bool) and in_header > 0:
         assert header is not None
-        return Setting(value, str(header.extra.get("context_window_source") or "the header"))
+        return Setting(in_header, str(header.extra.get("context_window_source") or "the header"))
     return None
 
 

@@ -18,19 +18,24 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast, overload
+from typing import cast
 
 from sessionlens.engine.errors import NothingToCompact, PlanError
-from sessionlens.engine.model import Entry, FileOps, SessionHeader, Transcript
-from sessionlens.engine.settings import CompactionSettings, context_window_for_model
+from sessionlens.engine.model import Entry, FileOps, Transcript
+from sessionlens.engine.settings import CompactionSettings
 from sessionlens.engine.tokens.counts import TokenReport
-from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars, measure_entry
 
 from .chunks import (
     chunk_by_max_tokens,
     compute_adaptive_chunk_ratio,
     is_oversized_for_summary,
     max_chunk_tokens,
+)
+from .context_size import (
+    RowEstimates,
+    context_window_of,
+    estimate_context_tokens,
+    is_message_entry,
 )
 from .cut_claude_code import claude_code_threshold
 from .cut_codex import codex_plan
@@ -41,7 +46,6 @@ from .cutpoints import (
     find_valid_cut_points,
     hard_boundary_cut,
     snap_user_cut,
-    usage_context,
 )
 from .fit import cannot_fit
 from .prepare import prepare_rule, rule_estimator
@@ -49,9 +53,6 @@ from .rules import CUT_RULES, DEFAULT_CUT_RULE, CutRule, default_cut_rule, file_
 
 __all__ = ["CUT_RULES", "DEFAULT_CUT_RULE", "CompactionPlan", "CutRule", "collect_file_ops",
            "context_window_of", "estimate_context_tokens", "is_message_entry", "plan_compaction"]
-
-#: Entries that replay as a message (pi ``getMessageFromEntry``).
-_MESSAGE_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,29 +144,6 @@ class CompactionPlan:
         return self.summarize_entry_ids + self.turn_prefix_entry_ids + self.kept_entry_ids
 
 
-def is_message_entry(entry: Entry) -> bool:
-    """True for entries the model sees as a message (excluded bash runs are not sent)."""
-    if entry.type not in _MESSAGE_TYPES:
-        return False
-    return entry.message is None or not entry.message.exclude_from_context
-
-
-def estimate_context_tokens(entries: Sequence[Entry], estimates: Sequence[int],
-                            summary_tokens: int = 0) -> int:
-    """pi ``estimateContextTokens``: the last valid reported usage plus estimates after it.
-
-    Without any usage, the sum of estimates (plus ``summary_tokens`` for a previous summary).
-    """
-    trailing = 0
-    for i in range(len(entries) - 1, -1, -1):
-        usage = usage_context(entries[i])
-        if usage is not None:
-            return usage + trailing
-        if entries[i].type in _MESSAGE_TYPES:
-            trailing += estimates[i]
-    return summary_tokens + trailing
-
-
 def collect_file_ops(entries: Sequence[Entry], previous: Entry | None) -> FileOps:
     """Files read and modified: the previous pi-made compaction's details plus every
     read/write/edit tool call with a string ``path`` (read-only = read and never modified)."""
@@ -189,70 +167,6 @@ def collect_file_ops(entries: Sequence[Entry], previous: Entry | None) -> FileOp
                 modified.add(path)
     return FileOps(read_files=tuple(sorted(read - modified)),
                    modified_files=tuple(sorted(modified)))
-
-
-def context_window_of(entries: Sequence[Entry], settings: CompactionSettings,
-                      header: SessionHeader | None = None) -> int:
-    """The window the agent worked with at the end of ``entries``: the settings' override,
-    else the newest window the file records (an entry's ``extra["context_window"]``, e.g.
-    Codex's ``model_context_window``), else the model of the last real assistant turn or
-    model change, else the header's."""
-    if settings.context_window:
-        return int(settings.context_window)
-    for entry in reversed(entries):
-        recorded = entry.extra.get("context_window")
-        if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded > 0:
-            return recorded
-    provider = model = None
-    for entry in reversed(entries):
-        msg = entry.message
-        # Claude Code marks locally made assistant rows (API errors) with "<synthetic>"
-        if msg is not None and msg.role == "assistant" and msg.model and msg.model[0] != "<":
-            provider, model = msg.provider, msg.model
-            break
-        if entry.type == "model_change" and entry.model_id:
-            provider, model = entry.provider, entry.model_id
-            break
-    if model is None and header is not None:
-        provider, model = header.provider, header.model_id
-    return context_window_for_model(provider, model)
-
-
-class _Estimates(Sequence[int]):
-    """One estimator's per-row estimates for ``path``, measured only when a rule reads them
-    (a plan reads the region and the replayed context, rarely the whole path)."""
-
-    def __init__(self, path: Sequence[Entry], tokens: TokenReport | None, rules: str) -> None:
-        self._path = path
-        self._known = tokens.entries if tokens is not None else None
-        self._pi = rules == "pi"
-        self._memo: dict[int, int] = {}
-
-    def __len__(self) -> int:
-        return len(self._path)
-
-    def _one(self, i: int) -> int:
-        hit = self._memo.get(i)
-        if hit is not None:
-            return hit
-        entry = self._path[i]
-        known = self._known.get(entry.id) if self._known is not None else None
-        if known is not None:
-            value = known.estimate_pi if self._pi else known.estimate_openclaw
-        else:
-            _, pi_chars, oc_chars, _ = measure_entry(entry)
-            value = estimate_tokens_from_chars(pi_chars if self._pi else oc_chars)
-        self._memo[i] = value
-        return value
-
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-    def __getitem__(self, i: int | slice) -> int | list[int]:
-        if isinstance(i, slice):
-            return [self._one(k) for k in range(*i.indices(len(self._path)))]
-        return self._one(i if i >= 0 else len(self._path) + i)
 
 
 def _user_cut(path: Sequence[Entry], prep: Preparation, cut_entry_id: str,
@@ -319,7 +233,7 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     # Claude Code's /compact keeps its newest round: only the older rules' manual is hard
     hard = hard_boundary if hard_boundary is not None else (
         manual and keep_recent_tokens is None and rule != "claude-code-2.1")
-    estimates = _Estimates(path, tokens, rule_estimator(rule))
+    estimates = RowEstimates(path, tokens, rule_estimator(rule))
     prep = prepare_rule(path, rule, keep, estimates, manual=manual)
     if prep.refused:
         raise NothingToCompact(f"{where}: {prep.nothing}")

@@ -18,8 +18,8 @@ from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.tokens.counts import entry_context_tokens
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 
+from .context_size import context_window_of, is_message_entry
 from .cutpoints import region_bounds, usage_context
-from .planner import context_window_of, is_message_entry
 
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings

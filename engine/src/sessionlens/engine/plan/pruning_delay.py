@@ -16,8 +16,8 @@ from sessionlens.engine.model import Transcript
 from sessionlens.engine.tokens.counts import entry_context_tokens
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 
+from .context_size import context_window_of, estimate_context_tokens
 from .cutpoints import region_bounds
-from .planner import context_window_of, estimate_context_tokens
 from .pruning import PruningPreview, preview_pruning
 
 if TYPE_CHECKING:

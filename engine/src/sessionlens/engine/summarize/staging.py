@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -100,20 +101,18 @@ async def _attempt(run: StageCaller, purpose: SummaryPurpose, entries: Sequence[
         return await run.call(purpose, _prompt(run, purpose, part, prev, notes), budget,
                               entries=part, previous=prev, notes=notes, label=tag)
 
-    try:
+    # too big for the model's window: fall through to leaving oversized rows out, then halving
+    with contextlib.suppress(ContextOverflowError):
         return await once(entries, previous, (), label), []
-    except ContextOverflowError:
-        pass
     big = [e for e in entries if e.id in oversized or is_oversized(e, run.context_window)]
     big_ids = {e.id for e in big}
     small = [e for e in entries if e.id not in big_ids]
     omissions: list[_Omission] = [((e.id,), omission_note(e)) for e in big]
     if big and small:
         notes = [note for _, note in omissions]
-        try:
+        # still too big without the oversized rows: fall through to halving the span
+        with contextlib.suppress(ContextOverflowError):
             return await once(small, previous, notes, f"{label} (oversized left out)"), omissions
-        except ContextOverflowError:
-            pass
     pieces = small
     if depth >= _MAX_SPLIT_DEPTH or len(pieces) < 2:
         return None, omissions
