@@ -35,11 +35,12 @@ def private_file(path: Path) -> Path:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE)
     except OSError:
         return path
+    # narrowing is best effort: a file system without Unix modes (or a file owned by
+    # someone else) refuses fchmod, and the file is still usable as it is
     try:
-        if os.fstat(fd).st_mode & 0o077:
-            os.fchmod(fd, PRIVATE_FILE_MODE)
-    except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, PRIVATE_FILE_MODE)
     finally:
         os.close(fd)
     return path

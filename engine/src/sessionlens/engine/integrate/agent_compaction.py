@@ -176,8 +176,7 @@ def _audit_json(report: AuditReport) -> dict[str, Any]:
 
 
 def _refuse(folders: UserFolders, base: JournalEntry, why: str, use: str) -> dict[str, Any]:
-    try:
+    # a journal that cannot be written must not stop the answer, which tells the agent to go on
+    with contextlib.suppress(OSError):
         append_entry(folders.state, replace(base, fallback_reason=why))
-    except OSError:
-        pass  # the answer still tells the agent to go on
     return {"ok": False, "use": use, "reason": why}

@@ -15,6 +15,7 @@ Code compacts as it would without SessionLens, and the journal says why.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -83,10 +84,8 @@ def _base(payload: Mapping[str, Any]) -> JournalEntry:
 
 
 def _journal(folders: UserFolders, entry: JournalEntry) -> None:
-    try:
+    with contextlib.suppress(OSError):  # never let the journal break the agent
         append_entry(folders.state, entry)
-    except OSError:
-        pass  # never let the journal break the agent
 
 
 def pre_compact(payload: Mapping[str, Any], folders: UserFolders) -> HookAnswer:

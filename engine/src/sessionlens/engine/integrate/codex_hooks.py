@@ -10,6 +10,7 @@ compaction hook here (tests/agents/test_codex_prompt_file.py checks the prompt f
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,8 +31,6 @@ def notify(event: str, payload: Mapping[str, Any], folders: UserFolders) -> Hook
         session_file=str(payload.get("transcript_path", "") or ""),
         fallback_reason="Codex's hooks are notify-only: its own summary, shaped by the "
                         "compact prompt file", extra={"hook_event": event})
-    try:
+    with contextlib.suppress(OSError):  # a journal that cannot be written never fails the hook
         append_entry(folders.state, entry)
-    except OSError:
-        pass
     return HookAnswer(0)
