@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sessionlens.engine.agents.codex.items import CONTEXT_PREFIXES
 from sessionlens.engine.load.context_text import context_texts
-from sessionlens.engine.load.formats.codex_items import CONTEXT_PREFIXES
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 

@@ -11,7 +11,7 @@ import pytest
 from agents.drivers.claude_code import BILLING_HEADER, json_sha256, without_cache_marks
 from agents.drivers.claude_code_compare import DriverFolder, request_texts, texts_before
 from fixtures.agents_paths import CLAUDE_CODE_FIXTURES
-from sessionlens.engine.load.formats.claude_code_records import last_cost, recorded_requests
+from sessionlens.engine.agents.claude_code.records import last_cost, recorded_requests
 from sessionlens.engine.load.reader import load_transcript
 
 FOLDERS = sorted(p for p in CLAUDE_CODE_FIXTURES.iterdir() if p.is_dir())

@@ -20,7 +20,7 @@ from agents.codex_checks import (
     rollout_lines,
 )
 from agents.drivers import codex
-from sessionlens.engine.load.formats.codex_compacted import SUMMARY_PREFIX
+from sessionlens.engine.agents.codex.compacted import SUMMARY_PREFIX
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import resolve_settings

@@ -15,16 +15,21 @@ from agents.codex_checks import (
     load_prefix,
 )
 from agents.drivers import codex
-from sessionlens.engine.load.context_text import context_texts
-from sessionlens.engine.load.formats.codex_compacted import (
+from sessionlens.engine.agents.codex.compacted import (
     COMPACT_PROMPT,
     SUMMARY_PREFIX,
     is_summary_text,
 )
-from sessionlens.engine.load.formats.codex_items import CONTEXT_PREFIXES
+from sessionlens.engine.agents.codex.items import CONTEXT_PREFIXES
+from sessionlens.engine.agents.codex.rule_0_17 import (
+    approx_tokens,
+    codex_keep,
+    truncate_middle,
+    user_text,
+)
+from sessionlens.engine.load.context_text import context_texts
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import resolve_settings
-from sessionlens.engine.plan.cut_codex import approx_tokens, codex_keep, truncate_middle, user_text
 from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
 from sessionlens.engine.plan.rules import default_cut_rule
 

@@ -11,14 +11,14 @@ import pytest
 
 from agents.drivers import codex
 from fixtures.scripted_model import Reply, Script, ScriptedModel
+from sessionlens.engine.agents.codex.compacted import SUMMARY_PREFIX
+from sessionlens.engine.agents.codex.rule_0_17 import user_text
 from sessionlens.engine.compaction import prepare_write, user_summary_outcome, write_prepared
 from sessionlens.engine.errors import AuditGateError, PersistError
 from sessionlens.engine.load.context_text import context_texts
-from sessionlens.engine.load.formats.codex_compacted import SUMMARY_PREFIX
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.opened import resolve_settings
 from sessionlens.engine.persist.writer import write_compaction
-from sessionlens.engine.plan.cut_codex import user_text
 from sessionlens.engine.plan.planner import plan_compaction
 
 pytestmark = [pytest.mark.slow,

@@ -26,12 +26,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sessionlens.engine.agents.openclaw.rule_2026_9 import projected_role
+from sessionlens.engine.agents.pi.rule_0_58 import pi_find_cut_point, pi_region
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.load.tree import build_transcript
 from sessionlens.engine.model import Entry, Transcript
-from sessionlens.engine.plan.cut_openclaw import projected_role
-from sessionlens.engine.plan.cut_pi import pi_find_cut_point, pi_region
 from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
 from sessionlens.engine.plan.prepare import prepare_rule
 from sessionlens.engine.settings import CompactionSettings

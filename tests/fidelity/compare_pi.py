@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from fidelity.compare import Tally, _settings, compare_prep, prefix_transcripts
+from sessionlens.engine.agents.pi.rule_1_6 import pi16_summarized_messages
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.model import Entry, Transcript
-from sessionlens.engine.plan.cut_pi16 import pi16_summarized_messages
 from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.plan.prepare import prepare_rule
 from sessionlens.engine.settings import CompactionSettings

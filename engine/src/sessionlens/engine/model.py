@@ -413,7 +413,7 @@ class Transcript:
         if entry.length <= 0:
             return b""
         if self.format == "openclaw-sqlite" and self.header is not None:
-            from sessionlens.engine.load.formats.openclaw_store import event_bytes
+            from sessionlens.engine.agents.openclaw.openclaw_store import event_bytes
 
             return event_bytes(self.source_file, self.header.id, entry.offset)
         with open(self.source_file, "rb") as fh:

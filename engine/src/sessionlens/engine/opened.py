@@ -283,14 +283,14 @@ def config_for(path: Path | str) -> CompactionSettings:
     """The agent settings that govern the transcript at ``path`` (I/O).
 
     A file in pi's ``<agentDir>/sessions/--<cwd>--/`` folder whose agent folder holds a
-    ``settings.json`` or ``models.json`` follows pi's own settings (``pi_settings``: reserve,
+    ``settings.json`` or ``models.json`` follows pi's own settings (``agents.pi.pi_settings``: reserve,
     keepRecentTokens, the model's window, no reserve floor). A transcript inside an OpenClaw
     state folder (``<state>/agents/<id>/sessions/``) follows that folder's ``openclaw.json``;
     any other follows this machine's (``$OPENCLAW_CONFIG_PATH``, ``$OPENCLAW_STATE_DIR``,
     ``~/.openclaw``, legacy ``~/.clawdbot``). Built-in defaults when there is none. A broken
     config raises ``ConfigError`` naming file and line.
     """
-    from sessionlens.engine.pi_settings import load_pi_settings, pi_agent_dir
+    from sessionlens.engine.agents.pi.pi_settings import load_pi_settings, pi_agent_dir
 
     pi_dir = pi_agent_dir(path)
     if pi_dir is not None:

@@ -14,8 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fixtures.agent_lines import CC_P, CC_SID, CX_P, META, TS, asst, jl, line, text_msg, user
+from sessionlens.engine.agents.claude_code import parse as claude_code
+from sessionlens.engine.agents.codex import parse as codex
 from sessionlens.engine.errors import PersistError
-from sessionlens.engine.load.formats import claude_code, codex
 from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.load.tree import build_transcript
 from sessionlens.engine.persist.successor import CompactionRecord

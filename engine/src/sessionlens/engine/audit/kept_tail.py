@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from sessionlens.engine.agents.pi.rule_0_58 import pi_prepare
+from sessionlens.engine.agents.pi.rule_0_73 import pi073_prepare
+from sessionlens.engine.agents.pi.rule_1_6 import pi16_prepare
 from sessionlens.engine.model import Entry
-from sessionlens.engine.plan.cut_pi import pi_prepare
-from sessionlens.engine.plan.cut_pi073 import pi073_prepare
-from sessionlens.engine.plan.cut_pi16 import pi16_prepare
 from sessionlens.engine.tokens.estimate import pi_entry_tokens
 
 __all__ = ["KeptTailFinding", "TailVerdict", "kept_tail_finding"]

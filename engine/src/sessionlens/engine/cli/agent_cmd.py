@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.agents.releases import AGENTS, load_module
 from sessionlens.engine.cli.args import add_basedir_arg
 from sessionlens.engine.errors import ConfigError
 
@@ -28,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_basedir_arg(p)
     p.set_defaults(func=run_compact)
     h = sub.add_parser("hook", help="answer an agent's compaction hook (JSON on stdin)")
-    h.add_argument("agent", choices=("claude-code", "codex"))
+    h.add_argument("agent", choices=tuple(k for k, r in AGENTS.items() if r.hooks))
     h.add_argument("event", choices=("pre-compact", "post-compact"))
     add_basedir_arg(h)
     h.set_defaults(func=run_hook)
@@ -54,16 +55,17 @@ def run_compact(args: argparse.Namespace) -> int:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    from sessionlens.engine.integrate import claude_hooks, codex_hooks
-
+    hooks_module = AGENTS[args.agent].hooks
+    assert hooks_module is not None  # argparse offers only agents with hooks
+    hooks = load_module(hooks_module)
     payload = _stdin_json()
     folders = user_folders(args.basedir)
     if args.agent == "claude-code":
-        fn = claude_hooks.pre_compact if args.event == "pre-compact" else \
-            claude_hooks.post_compact
+        fn = hooks.pre_compact if args.event == "pre-compact" else hooks.post_compact
         answer = fn(payload, folders)
     else:
-        answer = codex_hooks.notify(args.event, payload, folders)
+        answer = hooks.notify(args.event, payload, folders)
     sys.stdout.write(answer.stdout)
     sys.stderr.write(answer.stderr)
-    return answer.code
+    code: int = answer.code
+    return code

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.agents.claude_code.records import last_cost
 from sessionlens.engine.lineage.compact_subagent import compaction_subagent_of
 from sessionlens.engine.load.context_text import context_texts
 from sessionlens.engine.load.formats.catalog import agent_name, gap_text
-from sessionlens.engine.load.formats.claude_code_records import last_cost
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.plan.pruning_delay import pruning_delay

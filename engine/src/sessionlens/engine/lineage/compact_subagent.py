@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sessionlens.engine.load.formats.claude_code import subagent_parent_id
+from sessionlens.engine.agents.claude_code.parse import subagent_parent_id
 from sessionlens.engine.model import TextBlock, Transcript
 
 __all__ = ["CompactionSubagent", "compaction_subagent_of", "is_compaction_subagent"]

@@ -6,7 +6,7 @@ followed (``previous_session_id``) and why it began (``reason``: initial, reset,
 fork, rewind, switch, recovery, compaction), and the generations a reset or a delete put
 away are ``session_transcript_archives`` rows. So the chain of ``<db>/<session>`` is its
 windows oldest first, each with its reason, and its archives ``<db>/<archive name>``, which
-the loader opens like any session. Read-only, through ``formats.openclaw_store``.
+the loader opens like any session. Read-only, through ``agents.openclaw.openclaw_store``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from sessionlens.engine.agents.openclaw.openclaw_store import StoreSession, read_store_sessions
 from sessionlens.engine.errors import LoadError
-from sessionlens.engine.load.formats.openclaw_store import StoreSession, read_store_sessions
 
 __all__ = ["store_chain_links"]
 

@@ -1,7 +1,7 @@
 """Reading only the lines an agent appended, into entries of the transcript already loaded.
 
 For pi / OpenClaw files the appended lines are parsed by the same reader as a whole file
-(``load.formats.pi.parse_lines``), with the file's header line in front so versions and ids
+(``agents.pi.parse.parse_lines``), with the file's header line in front so versions and ids
 come out as a full load would give them, and with the lines' real numbers and offsets. An
 append is *linear* when each new entry hangs off the one before it, starting at the loaded
 leaf: that is the case the live numbers can follow without a reload. Anything else (a branch,
@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from sessionlens.engine.agents.pi.parse import parse_lines
 from sessionlens.engine.load.formats.jsonl import RawLine, iter_raw_lines
-from sessionlens.engine.load.formats.pi import parse_lines
 from sessionlens.engine.model import Diagnostic, Entry, Transcript
 
 from .store_tail import StoreChange

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import zstandard
 
+from sessionlens.engine.agents.openclaw.openclaw_store import STORE_NAME, decode_event
 from sessionlens.engine.errors import LoadError, NotATranscriptError
-from sessionlens.engine.load.formats.openclaw_store import STORE_NAME, decode_event
 from sessionlens.engine.load.formats.sqlite_open import open_readonly
 from sessionlens.engine.model import Diagnostic
 

@@ -18,12 +18,17 @@ import orjson
 from sessionlens.engine.errors import LoadError, NotATranscriptError
 from sessionlens.engine.model import KNOWN_ENTRY_TYPES, Format
 
-from .formats import pi as pi_format
 from .formats.field_errors import FIELD_ERRORS
 from .formats.jsondoc import peek_document
+from .formats.jsonl import iter_lines
 from .formats.sqlite_open import is_sqlite
 
-__all__ = ["classify_line", "sniff_format"]
+__all__ = ["FORMAT_BY_VERSION", "classify_line", "sniff_format"]
+
+#: Header version -> the ``format`` name reported by ``inspect``.
+#: Version 4 is OpenClaw 2026.8+'s (its SQLite store's header; the entries are v3's).
+FORMAT_BY_VERSION: dict[int, Format] = {1: "pi-v1", 2: "pi-v2", 3: "openclaw-v3",
+                                        4: "openclaw-v3"}
 
 #: How many JSON lines detection looks at.
 SNIFF_LINES = 8
@@ -76,7 +81,7 @@ def _classify(obj: dict[str, Any]) -> Format | None:
     t = obj.get("type")
     if t == "session" and "id" in obj:
         version = obj.get("version")
-        fmt: Format = pi_format.FORMAT_BY_VERSION.get(
+        fmt: Format = FORMAT_BY_VERSION.get(
             version if isinstance(version, int) else 1, "openclaw-v3")
         return fmt
     if isinstance(t, str) and t in _CODEX_TYPES and "payload" in obj:
@@ -160,7 +165,7 @@ def sniff_format(head: bytes, name: str = "<bytes>") -> Format:
     if text_fmt is not None:
         return text_fmt
     seen: list[str] = []
-    for _no, start, stop in pi_format.iter_lines(head):
+    for _no, start, stop in iter_lines(head):
         raw = head[start:stop]
         if not raw.strip():
             continue

@@ -31,7 +31,6 @@ from sessionlens.engine.model import Diagnostic, Format, Transcript
 from .detect import SNIFF_LINES, sniff_format
 from .file_hash import BlockHasher, Sha256
 from .formats import ParsedFile
-from .formats import pi as pi_format
 from .formats.catalog import FORMATS
 from .formats.field_errors import FIELD_ERRORS, field_problem
 from .formats.jsonl import iter_file_lines
@@ -47,10 +46,12 @@ __all__ = [
 _SNIFF_BYTES = 1 << 20
 _SNIFF_MAX_BYTES = 16 << 20
 
-#: Adapter module (under ``sessionlens.engine.load.formats``) and a readable name per format
-#: that is not pi's own.
+#: The pi reader (``formats.catalog``): v3 files are streamed through its ``parse_lines``.
+_PI_READER = FORMATS["openclaw-v3"].module
+#: Adapter module and a readable name per format that is not pi's own.
 _ADAPTERS: dict[str, tuple[str, str]] = {
-    fmt: (entry.module, entry.agent) for fmt, entry in FORMATS.items() if entry.module != "pi"}
+    fmt: (entry.module, entry.agent) for fmt, entry in FORMATS.items()
+    if entry.module != _PI_READER}
 
 
 def split_session_path(path: Path) -> tuple[Path, str | None]:
@@ -99,7 +100,7 @@ def _check_path(path: Path) -> None:
 def _adapter(fmt: Format, path: Path) -> Any:
     """The adapter module of ``fmt`` (imported on first use)."""
     module_name, label = _ADAPTERS[fmt]
-    qualified = f"{__package__}.formats.{module_name}"
+    qualified = module_name
     try:
         return importlib.import_module(qualified)
     except ModuleNotFoundError as exc:
@@ -141,7 +142,9 @@ def _parse_bytes(data: bytes, path: Path, fmt: Format,
                  on_progress: Callable[[int, int], None] | None,
                  cancel: Callable[[], bool] | None, session: str | None) -> ParsedFile:
     if fmt not in _ADAPTERS:
-        return pi_format.parse(data, path, on_progress=on_progress, cancel=cancel)
+        parsed_pi: ParsedFile = importlib.import_module(_PI_READER).parse(
+            data, path, on_progress=on_progress, cancel=cancel)
+        return parsed_pi
     module = _adapter(fmt, path)
     if cancel is not None and cancel():
         raise LoadCancelled(path, "cancelled before parsing")
@@ -306,7 +309,7 @@ def _stream_pi(fh: BinaryIO, path: Path, st: os.stat_result,
     def work() -> Transcript:
         try:
             try:
-                parsed = pi_format.parse_lines(iter_file_lines(fh, on_block=hasher.feed),
+                parsed = importlib.import_module(_PI_READER).parse_lines(iter_file_lines(fh, on_block=hasher.feed),
                                                st.st_size, path, on_progress=on_progress,
                                                cancel=cancel)
             except FIELD_ERRORS as exc:

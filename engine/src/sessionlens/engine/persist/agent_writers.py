@@ -4,14 +4,16 @@ pi and OpenClaw files go through ``successor`` (a v3 successor, checkpoint, sess
 Another agent's file gets a writer of its own, registered here by format: it says when it
 refuses (before any summarizing starts), names the file it writes and builds its lines; the
 generic write path (``writer``, ``dry_run``) keeps the lock, the unchanged-file proof, the
-atomic exclusive write and the audit gate. One line per agent below; the module is imported
-only when a file of that format is written.
+atomic exclusive write and the audit gate. Each agent's home names its writer in its
+``release.py`` (``agents.releases``); the module is imported only when a file of that format
+is written.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sessionlens.engine.agents.releases import agent_for_format, load_module, load_named
 
 if TYPE_CHECKING:
     from sessionlens.engine.model import Transcript
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from .names import WriteNames
     from .successor import CompactionRecord, SuccessorContent
 
-__all__ = ["AGENT_WRITERS", "AgentWriter", "agent_writer"]
+__all__ = ["AgentWriter", "agent_writer", "successor_module"]
 
 
 class AgentWriter(Protocol):
@@ -37,16 +39,19 @@ class AgentWriter(Protocol):
         """The successor's lines, from the original's bytes ``data``."""
 
 
-#: format -> (module, attribute) of its writer.
-AGENT_WRITERS: dict[str, tuple[str, str]] = {
-    "claude-code": ("sessionlens.engine.persist.claude_code_successor", "CLAUDE_CODE_WRITER"),
-}
-
-
 def agent_writer(fmt: str) -> AgentWriter | None:
     """The writer for files of ``fmt``, or None (pi/OpenClaw, or a format never written)."""
-    where = AGENT_WRITERS.get(fmt)
-    if where is None:
+    release = agent_for_format(fmt)
+    if release is None or release.writer is None:
         return None
-    writer: AgentWriter = getattr(importlib.import_module(where[0]), where[1])
+    writer: AgentWriter = load_named(release.writer)
     return writer
+
+
+def successor_module(fmt: str) -> Any:
+    """The module of the own successor write path of the agent that writes ``fmt`` files
+    (Codex's rollouts: ``require_codex_writable``, ``codex_names``, ...), or None."""
+    release = agent_for_format(fmt)
+    if release is None or release.successor is None:
+        return None
+    return load_module(release.successor)

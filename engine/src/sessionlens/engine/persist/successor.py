@@ -41,7 +41,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.model import Entry, FileOps, Transcript
 
-from .codex_successor import require_codex_writable
+from .agent_writers import successor_module
 from .lines import (
     dump_line,
     entry_bytes,
@@ -181,9 +181,10 @@ def _checkpoint_name(transcript: Transcript, names: WriteNames) -> str:
 def require_writable(transcript: Transcript, mode: str = "successor") -> None:
     """Refuse, naming the agent, a write SessionLens cannot do: into a file of a format it
     has no writer for, or one its agent's writer (``agent_writers``) refuses; a Codex rollout
-    gets a successor rollout of its own (``codex_successor``), never an append."""
-    if transcript.format == "codex":
-        require_codex_writable(transcript, mode)
+    gets a successor rollout of its own (``agents.codex.codex_successor``), never an append."""
+    own = successor_module(transcript.format)
+    if own is not None:
+        own.require_codex_writable(transcript, mode)
         return
     from .agent_writers import agent_writer
 
@@ -324,7 +325,7 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
     require_writable(transcript)
     if transcript.format == "codex":
         raise PersistError(transcript.path, "a Codex rollout's successor is a rollout of its "
-                           "own (codex_successor), not a pi successor")
+                           "own (agents.codex.codex_successor), not a pi successor")
     from .agent_writers import agent_writer
 
     writer = agent_writer(transcript.format)

@@ -32,7 +32,7 @@ from sessionlens.engine._io.atomic import (
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.model import Transcript
 
-from .agent_writers import agent_writer
+from .agent_writers import agent_writer, successor_module
 from .checkpoints import (
     PostCompaction,
     checkpoint_store_edit,
@@ -41,7 +41,6 @@ from .checkpoints import (
     plan_checkpoint,
     write_checkpoint,
 )
-from .codex_successor import codex_names, write_codex_successor
 from .continuation import refuse_second_successor
 from .guard import (
     LockInfo,
@@ -123,9 +122,10 @@ def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: 
                  allow_second_successor: bool = False) -> PostCompaction:
     """One write step on its own (no checkpoint, no store), under the lock, file unchanged."""
     require_writable(transcript, "append" if prepare is _prepare_append else "successor")
-    if transcript.format == "codex":
-        names = codex_names(transcript, now)
-        target = write_codex_successor(transcript, compaction, names, sha256=sha256)
+    codex = successor_module(transcript.format)
+    if codex is not None:
+        names = codex.codex_names(transcript, now)
+        target = codex.write_codex_successor(transcript, compaction, names, sha256=sha256)
         return PostCompaction(names.session_id, target, "", "")
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
@@ -178,9 +178,10 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
     require_writable(transcript, mode)
-    if transcript.format == "codex":   # a new rollout beside the day's others; nothing else
-        names = names or codex_names(transcript, now)
-        target = write_codex_successor(transcript, record, names, sha256=sha256)
+    codex = successor_module(transcript.format)
+    if codex is not None:   # a new rollout beside the day's others; nothing else
+        names = names or codex.codex_names(transcript, now)
+        target = codex.write_codex_successor(transcript, record, names, sha256=sha256)
         return WriteResult(written=(target,), successor_path=target,
                            session_id=names.session_id, notes=tuple(
                                recover_interrupted_write(transcript.path)))

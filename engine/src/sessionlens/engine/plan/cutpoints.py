@@ -1,8 +1,8 @@
 """Where a compaction may cut, and where it does (transcript-format.md §3.3): shared parts.
 
 A cut names the first entry that stays verbatim; everything before it in the region goes
-into the summary. Each agent's own rule lives in its module (``cut_pi`` for "pi-0.58",
-``cut_openclaw`` for "openclaw-2026.9"); the registry and the per-file default are in
+into the summary. Each agent's own rule lives in its module (``agents.pi.rule_0_58`` for "pi-0.58",
+``agents.openclaw.rule_2026_9`` for "openclaw-2026.9"); the registry and the per-file default are in
 ``rules``. This module holds what they share (``CutPoint``, ``Preparation``), the user's own
 cut (``snap_user_cut``), the hard boundary, and two rules that are not a current agent's:
 

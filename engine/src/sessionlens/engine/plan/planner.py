@@ -5,8 +5,8 @@ it, the summarizer runs it, the CLI prints it, persistence writes what it says. 
 touches files or the network, so a plan can be recomputed freely while the user drags the cut.
 
 The cut is decided by a cut rule (``rules.CUT_RULES``): by default the rule of the agent that
-wrote the file, reproducing that agent's own ``prepareCompaction`` (``cut_pi``,
-``cut_openclaw``). The region is what that agent summarizes from: after the last compaction
+wrote the file, reproducing that agent's own ``prepareCompaction`` (``agents.pi.rule_0_58``,
+``agents.openclaw.rule_2026_9``). The region is what that agent summarizes from: after the last compaction
 for pi, from what the previous compaction kept for OpenClaw. Every region entry lands in
 exactly one of ``summarize_entry_ids``, ``turn_prefix_entry_ids`` and ``kept_entry_ids``, in
 path order, except the previous compaction row itself (never summary input); non-message
@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import cast
 
+from sessionlens.engine.agents.releases import RULES, load_named
 from sessionlens.engine.errors import NothingToCompact, PlanError
 from sessionlens.engine.model import Entry, FileOps, Transcript
 from sessionlens.engine.settings import CompactionSettings
@@ -31,14 +30,13 @@ from .chunks import (
     is_oversized_for_summary,
     max_chunk_tokens,
 )
+from .compaction_plan import CompactionPlan
 from .context_size import (
     RowEstimates,
     context_window_of,
     estimate_context_tokens,
     is_message_entry,
 )
-from .cut_claude_code import claude_code_threshold
-from .cut_codex import codex_plan
 from .cutpoints import (
     CutPoint,
     Preparation,
@@ -53,95 +51,6 @@ from .rules import CUT_RULES, DEFAULT_CUT_RULE, CutRule, default_cut_rule, file_
 
 __all__ = ["CUT_RULES", "DEFAULT_CUT_RULE", "CompactionPlan", "CutRule", "collect_file_ops",
            "context_window_of", "estimate_context_tokens", "is_message_entry", "plan_compaction"]
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionPlan:
-    """Everything one compaction would do, decided before any model is called."""
-
-    #: The threshold rule says compact now (enabled and context_tokens > threshold).
-    should_compact: bool
-    #: The context the threshold is checked against: the last valid reported usage plus pi
-    #: estimates of what came after it, else the estimate (equals ``tokens_before``).
-    context_tokens: int
-    context_window: int
-    #: context_window - reserve (OpenClaw: reserveTokens raised to the capped floor).
-    threshold: int
-    #: First entry that stays verbatim; None for a hard boundary (persistence then writes the
-    #: new compaction's own id, so nothing before it is kept).
-    first_kept_entry_id: str | None
-    is_split_turn: bool
-    #: The entry that opened the split turn (None unless is_split_turn). pi also calls a cut
-    #: on a bash run or custom message split, with that row as the turn start and an empty
-    #: prefix: then nothing is summarized separately (``turn_prefix_entry_ids`` is empty).
-    turn_start_entry_id: str | None
-    #: Region entries before the turn start (or the cut): the history summary's input.
-    summarize_entry_ids: tuple[str, ...]
-    #: Region entries from the turn start to the cut (split turns only): summarized separately.
-    turn_prefix_entry_ids: tuple[str, ...]
-    #: Region entries from the cut to the leaf.
-    kept_entry_ids: tuple[str, ...]
-    previous_summary: str | None
-    previous_compaction_id: str | None
-    #: Read-only and modified files (previous pi compaction's details + read/write/edit calls).
-    file_ops: FileOps
-    #: pi ``estimateContextTokens`` over the previous summary and the region.
-    tokens_before: int
-    #: floor(0.8 x reserve): the most the history summary may take.
-    summary_budget_tokens: int
-    #: summary budget (+ turn-prefix budget) + kept tail estimate.
-    predicted_tokens_after: int
-    #: Entry ids of the summarized messages, grouped the way OpenClaw would chunk them.
-    chunks: tuple[tuple[str, ...], ...]
-    #: Summarized messages too large to summarize at all (estimate x 1.2 > half the window).
-    oversized_entry_ids: tuple[str, ...]
-    #: Every place in the region where a cut may go (for ticks in the GUI).
-    valid_cut_entry_ids: tuple[str, ...]
-    #: Why the cut is where it is, in words.
-    cut_reason: str
-    settings: CompactionSettings
-    cut_rule: CutRule = DEFAULT_CUT_RULE
-    hard_boundary: bool = False
-    manual: bool = False
-    keep_recent_tokens: int = 0
-    #: Estimated tokens of the kept entries.
-    kept_tokens: int = 0
-    #: floor(0.5 x reserve) for a split turn's prefix summary, else 0.
-    turn_prefix_budget_tokens: int = 0
-    chunk_ratio: float = 0.0
-    max_chunk_tokens: int = 0
-    #: Id of the compaction or reset the region starts after.
-    boundary_entry_id: str | None = None
-    #: The agent that wrote the file ("pi", "openclaw", "claude-code", "codex"), and why.
-    file_agent: str = ""
-    file_agent_reason: str = ""
-    #: Words for the CLI and GUI when the rule is not the file's own agent's ("" when it is),
-    #: e.g. that Claude Code compacts by its own rules and this plan shows OpenClaw's cut.
-    rule_note: str = ""
-    #: The context size the agent's own threshold check compares with ``threshold`` before
-    #: the next prompt (``should_compact`` is ``threshold_tokens > threshold``); None when it
-    #: would not check (no assistant yet, or only one older than the last compaction).
-    threshold_tokens: int | None = None
-    #: keepRecentTokens as the rule applied it (OpenClaw divides it by reported / estimated).
-    keep_recent_applied: float = 0.0
-    #: The tail the previous compaction kept verbatim, which leaves the context with this cut
-    #: but lies outside the rule's region (pi 0.58 starts after that compaction and would
-    #: drop it unsummarized; empty under OpenClaw 2026.9, whose region holds it). Summarized
-    #: ahead of ``summarize_entry_ids`` (the first ``chunks``) and audited with them.
-    carried_tail_entry_ids: tuple[str, ...] = ()
-    #: Summarized entries the agent copies back verbatim after its summary (Codex: the recent
-    #: user messages up to its budget, ``cut_codex.codex_keep``), oldest first.
-    copied_entry_ids: tuple[str, ...] = ()
-
-    @property
-    def summarized_entry_ids(self) -> tuple[str, ...]:
-        """Everything the summary stands in for: the carried tail, the history and a split
-        turn's prefix."""
-        return self.carried_tail_entry_ids + self.summarize_entry_ids + self.turn_prefix_entry_ids
-
-    @property
-    def region_entry_ids(self) -> tuple[str, ...]:
-        return self.summarize_entry_ids + self.turn_prefix_entry_ids + self.kept_entry_ids
 
 
 def collect_file_ops(entries: Sequence[Entry], previous: Entry | None) -> FileOps:
@@ -222,8 +131,8 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     """
     where = transcript.path
     agent = file_agent(transcript, store_beside=store_beside)
-    rule = cast(CutRule, cut_rule or settings.cut_rule
-                or default_cut_rule(transcript, store_beside=store_beside))
+    rule: CutRule = (cut_rule or settings.cut_rule
+                     or default_cut_rule(transcript, store_beside=store_beside))
     if rule not in CUT_RULES:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
     path = transcript.path_entries()
@@ -232,7 +141,8 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     keep = keep_recent_tokens if keep_recent_tokens is not None else settings.keep_recent_tokens
     # Claude Code's /compact keeps its newest round: only the older rules' manual is hard
     hard = hard_boundary if hard_boundary is not None else (
-        manual and keep_recent_tokens is None and rule != "claude-code-2.1")
+        manual and keep_recent_tokens is None
+        and not (rule in RULES and RULES[rule][1].manual_keeps_round))
     estimates = RowEstimates(path, tokens, rule_estimator(rule))
     prep = prepare_rule(path, rule, keep, estimates, manual=manual)
     if prep.refused:
@@ -284,7 +194,8 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
     # usage plus estimates after it), with or without an exact token count
     check = prep.threshold_tokens
     context_tokens = check if check is not None else tokens_before
-    threshold = (claude_code_threshold(window) if rule == "claude-code-2.1"
+    own = RULES[rule][1] if rule in RULES else None
+    threshold = (int(load_named(own.threshold)(window)) if own is not None and own.threshold
                  else settings.threshold(window))
     kept_tokens = sum(estimates[first:end])
     summary_budget = math.floor(0.8 * reserve)
@@ -335,4 +246,7 @@ def _plan(transcript: Transcript, settings: CompactionSettings, *,
         keep_recent_applied=prep.keep_used,
         carried_tail_entry_ids=tuple(e.id for e in carried),
     )
-    return codex_plan(plan, path, estimates, transcript.header) if rule == "codex-0.17" else plan
+    if own is not None and own.finish is not None:
+        finished: CompactionPlan = load_named(own.finish)(plan, path, estimates, transcript.header)
+        return finished
+    return plan

@@ -9,23 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from sessionlens.engine.agents.releases import RULES, load_named
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.model import Entry
 from sessionlens.engine.tokens.estimate import EstimateRules
 
-from .cut_claude_code import claude_code_prepare
-from .cut_codex import codex_prepare
-from .cut_openclaw import openclaw_find_cut_point, openclaw_prepare
-from .cut_pi import pi_find_cut_point, pi_prepare
-from .cut_pi073 import pi073_prepare
-from .cut_pi16 import pi16_find_cut_point, pi16_prepare
 from .cutpoints import (
     CutPoint,
     Preparation,
     frames_cut_point,
     region_bounds,
     usage_context,
-    user_turns_cut_point,
 )
 from .rules import CUT_RULES, CutRule
 
@@ -34,37 +28,33 @@ __all__ = ["find_cut_point", "legacy_tokens_before", "prepare_rule", "rule_estim
 _MESSAGE_TYPES = frozenset({"message", "custom_message", "branch_summary"})
 
 
-_Prepare = Callable[[Sequence[Entry], int, Sequence[int]], Preparation]
 _Finder = Callable[[Sequence[Entry], int, int, float, Sequence[int]], CutPoint]
-#: pi's releases, newest first: rule -> (its prepareCompaction, its findCutPoint). Each lives
-#: in its own module; a new pi release is a module, a line here and its ``CUT_RULES`` entry.
-_PI_RELEASES: dict[str, tuple[_Prepare, _Finder]] = {
-    "pi-1.6": (pi16_prepare, pi16_find_cut_point),
-    "pi-0.73": (pi073_prepare, pi_find_cut_point),
-    "pi-0.58": (pi_prepare, pi_find_cut_point),
-}
 
 
 def rule_estimator(rule: CutRule) -> EstimateRules:
     """The per-message estimator the rule's agent decides with."""
-    return "openclaw" if rule == "openclaw-2026.9" else "pi"
+    return RULES[rule][1].estimator if rule in RULES else "pi"
+
+
+def _finder(rule: str) -> _Finder:
+    """The rule's findCutPoint (its agent's, from ``agents.releases``; tool-frames is ours)."""
+    if rule == "tool-frames":
+        return frames_cut_point
+    own = RULES.get(rule)
+    if own is None:
+        raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
+    if own[1].find_cut is None:
+        raise PlanError(f"{rule} has no keepRecentTokens cut: its agent summarizes the whole "
+                        "history (plan it with plan_compaction)")
+    finder: _Finder = load_named(own[1].find_cut)
+    return finder
 
 
 def find_cut_point(path: Sequence[Entry], start: int, end: int, keep_recent_tokens: float,
                    estimates: Sequence[int], rule: str) -> CutPoint:
     """The automatic cut of ``rule`` over ``path[start:end]`` (just the cut: no region, no
     rescaling of keepRecentTokens; ``prepare_rule`` does those)."""
-    finders = {**{r: f for r, (_, f) in _PI_RELEASES.items()},
-               "openclaw-2026.9": openclaw_find_cut_point,
-               "tool-frames": frames_cut_point, "pi-2025.12": user_turns_cut_point,
-               "claude-code-2.1": frames_cut_point}
-    finder = finders.get(rule)
-    if rule == "codex-0.17":
-        raise PlanError("codex-0.17 has no keepRecentTokens cut: Codex summarizes the whole "
-                        "history (plan it with plan_compaction)")
-    if finder is None:
-        raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
-    return finder(path, start, end, keep_recent_tokens, estimates)
+    return _finder(rule)(path, start, end, keep_recent_tokens, estimates)
 
 
 def legacy_tokens_before(path: Sequence[Entry], start: int, boundary: int | None,
@@ -94,8 +84,7 @@ def _legacy_prepare(path: Sequence[Entry], rule: CutRule, keep: int,
         return Preparation(start, boundary, (), None, tokens_before, threshold, keep,
                            "Already compacted: the last entry on the active path is a compaction",
                            refused=True)
-    finder = frames_cut_point if rule == "tool-frames" else user_turns_cut_point
-    return Preparation(start, boundary, (), finder(path, start, end, keep, estimates),
+    return Preparation(start, boundary, (), _finder(rule)(path, start, end, keep, estimates),
                        tokens_before, threshold, keep, None)
 
 
@@ -104,13 +93,14 @@ def prepare_rule(path: Sequence[Entry], rule: str, keep: int, estimates: Sequenc
     """What ``rule``'s agent prepares for ``path`` (``estimates`` by ``rule_estimator``)."""
     if rule not in CUT_RULES:
         raise PlanError(f"unknown cut rule {rule!r} (choose from {', '.join(CUT_RULES)})")
-    release = _PI_RELEASES.get(rule)
-    if release is not None:
-        return release[0](path, keep, estimates)
-    if rule == "openclaw-2026.9":
-        return openclaw_prepare(path, keep, estimates, manual=manual)
-    if rule == "claude-code-2.1":   # keeps a round, not a token budget: ``keep`` unused
-        return claude_code_prepare(path, estimates)
-    if rule == "codex-0.17":
-        return codex_prepare(path, estimates)
-    return _legacy_prepare(path, rule, keep, estimates)  # type: ignore[arg-type]
+    own = RULES[rule][1] if rule in RULES else None
+    if own is None or own.prepare is None:
+        return _legacy_prepare(path, rule, keep, estimates)
+    prepare = load_named(own.prepare)
+    if own.takes == "none":   # keeps a round or the whole history, not a token budget
+        prep: Preparation = prepare(path, estimates)
+    elif own.takes == "keep-manual":
+        prep = prepare(path, keep, estimates, manual=manual)
+    else:
+        prep = prepare(path, keep, estimates)
+    return prep

@@ -3,9 +3,8 @@
 Each rule is named by the agent and version whose published code it reproduces, so a plan
 can say "rule: openclaw-2026.9 (default for OpenClaw files)" and mean it. A pi or OpenClaw
 file gets its own agent's rule; a v3 file is told apart as pi or OpenClaw by
-``file_agent``. Claude Code files get ``claude-code-2.1`` (``cut_claude_code``, read from the
-2.1.332 binary's own compactions); a Codex file gets ``codex-0.17`` (``cut_codex``: Codex
-0.17x's local compaction, checked against the 0.171.0 binary).
+``file_agent``. Each agent's rules, one per release range, live in its home
+(``agents/<agent>/``, listed by ``agents.releases``); its newest release's is its default.
 
 Pure: ``file_agent`` reads the transcript already loaded, never the disk; a caller that
 knows a ``sessions.json`` sits beside the file says so with ``store_beside``.
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from sessionlens.engine.agents.releases import AGENTS, RULES
 from sessionlens.engine.model import Transcript
 
 __all__ = [
@@ -25,12 +25,12 @@ __all__ = [
     "CutRuleInfo", "default_cut_rule", "file_agent", "pi_evidence", "rule_label", "rule_note",
 ]
 
-CutRule = Literal["pi-1.6", "pi-0.73", "pi-0.58", "openclaw-2026.9", "pi-2025.12",
-                  "tool-frames", "claude-code-2.1", "codex-0.17"]
+#: A cut rule's name: one of ``CUT_RULES`` (each agent's home declares its own).
+CutRule = str
 FileAgent = Literal["pi", "openclaw", "claude-code", "codex"]
 
 AGENT_NAMES: Mapping[str, str] = MappingProxyType({
-    "pi": "pi", "openclaw": "OpenClaw", "claude-code": "Claude Code", "codex": "Codex"})
+    key: AGENTS[key].name for key in ("pi", "openclaw", "claude-code", "codex")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,65 +45,22 @@ class CutRuleInfo:
     description: str
 
 
-CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({info.name: info for info in (
-    CutRuleInfo(
-        "pi-1.6", "pi", "@earendil-works/pi-coding-agent 1.6.0 (dist/core/compaction/"
-        "compaction.js; releases 1.6.x)",
-        "pi 1.6's cut, over what its model sees (context edits applied): the region starts at "
-        "the previous compaction's first kept entry; trailing tool results over budget keep "
-        "the last cut point; any user-like row starts a turn; images in user messages count "
-        "4,800 chars; an empty compaction is refused; tokensBefore ignores usage older than "
-        "the latest compaction or context edit"),
-    CutRuleInfo(
-        "pi-0.73", "pi", "@mariozechner/pi-coding-agent 0.73.1 (dist/core/compaction/"
-        "compaction.js; releases 0.63.1 to 0.73.1)",
-        "pi 0.63-0.73's cut: pi 0.58's walk, but a repeated compaction summarizes from the "
-        "previous compaction's first kept entry (its kept tail is summarized again) and "
-        "tokensBefore is estimated over the whole rebuilt context"),
-    CutRuleInfo(
-        "pi-0.58", "pi", "@mariozechner/pi-coding-agent 0.58.3 (dist/core/compaction/"
-        "compaction.js; releases up to 0.63.0)",
-        "pi's own cut: walk back from the newest message adding estimates until "
-        "keepRecentTokens, then cut at the first user, assistant, bash or custom entry at or "
-        "after that point; the region starts after the last compaction"),
-    CutRuleInfo(
-        "openclaw-2026.9", "openclaw", "openclaw 2026.9.6 (agent-core compaction.ts, "
-        "dist/compaction-CAzwgOuQ.mjs)",
-        "OpenClaw's own cut: keepRecentTokens divided by reported usage / estimate, the region "
-        "starting at what the previous compaction kept (or after a reset), manual /compact "
-        "cutting again with keepRecentTokens 0 when nothing would be summarized"),
-    CutRuleInfo(
-        "pi-2025.12", "pi", "pi as of December 2025 (reproduces sample 01's recorded cuts)",
-        "older pi: only a user message starts the kept part, sized by reported usage deltas"),
-    CutRuleInfo(
-        "claude-code-2.1", "claude-code", "@anthropic-ai/claude-code 2.1.332 (the native "
-        "binary, run against a scripted model: its compaction requests and compact_boundary "
-        "records)",
-        "Claude Code's own compaction: the whole conversation since the last boundary (the "
-        "previous summary and what it kept included) is summarized; the newest API round (the "
-        "last assistant response and what follows it) is kept verbatim as preservedMessages; "
-        "it fires by itself past the window less min(max output, 20,000) tokens, or that "
-        "figure's CLAUDE_AUTOCOMPACT_PCT_OVERRIDE percent"),
-    CutRuleInfo(
-        "codex-0.17", "codex", "@openai/codex 0.170-0.171 (codex-rs core/src/compact.rs; "
-        "checked against the 0.171.0 binary)",
-        "Codex's own compaction: the whole history is summarized with Codex's compact prompt; "
-        "the recent user messages (up to 20,000 tokens, the oldest kept one cut to fit) are "
-        "copied back, then the initial context and the summary behind Codex's handoff "
-        "prefix; automatic at model_auto_compact_token_limit (config.toml), else 90% of the "
-        "model's window"),
-    CutRuleInfo(
+#: Every agent's rules (``agents.releases``), then SessionLens's own.
+CUT_RULES: Mapping[str, CutRuleInfo] = MappingProxyType({
+    **{name: CutRuleInfo(name, agent, rule.source, rule.description)
+       for name, (agent, rule) in RULES.items()},
+    "tool-frames": CutRuleInfo(
         "tool-frames", "sessionlens", "SessionLens (no published agent)",
         "SessionLens's conservative cut: pi's walk, moved back to the start of a tool "
         "call/result frame it stops in, so at least keepRecentTokens stay and no kept result "
         "loses its call"),
-)})
+})
 
 #: The rule a file gets when nothing is known about it (SessionLens reads OpenClaw first).
-DEFAULT_CUT_RULE: CutRule = "openclaw-2026.9"
+DEFAULT_CUT_RULE: CutRule = AGENTS["openclaw"].rules[0].name
+#: Each agent's default: the rule of its newest release.
 _AGENT_RULE: Mapping[str, CutRule] = MappingProxyType({
-    "pi": "pi-1.6", "openclaw": "openclaw-2026.9", "claude-code": "claude-code-2.1",
-    "codex": "codex-0.17"})
+    key: release.rules[0].name for key, release in AGENTS.items() if release.rules})
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sessionlens.engine.agents.openclaw.openclaw_store import STORE_NAME
 from sessionlens.engine.errors import LoadCancelled
-from sessionlens.engine.load.formats.openclaw_store import STORE_NAME
 from sessionlens.engine.sessions.discovery import session_files
 
 from .chunking import TokenMeasure, token_measure

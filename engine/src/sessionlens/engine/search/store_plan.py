@@ -3,7 +3,7 @@
 A store holds every session of an agent as rows, so the index keeps one record per session
 under the path the loader opens (``<db>/<session id>``), not one for the database. Its
 "size" is the session's row count and its "mtime" the window's ``updated_at``: what changes
-when OpenClaw appends. An update loads the session read-only (``formats.openclaw_store``:
+when OpenClaw appends. An update loads the session read-only (``agents.openclaw.openclaw_store``:
 WAL included, nothing written beside it) and, when the entries the index saw are still its
 first entries (their ids hashed, as ``file_plan`` hashes a file's bytes), indexes only the
 rows after them: the store is followed by ``seq``, never re-read as a whole on an append.
@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sessionlens.engine.agents.openclaw.openclaw_store import STORE_NAME, read_store_sessions
 from sessionlens.engine.errors import LoadError, NotATranscriptError
-from sessionlens.engine.load.formats.openclaw_store import STORE_NAME, read_store_sessions
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Entry
 

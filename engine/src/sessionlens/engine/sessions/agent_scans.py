@@ -30,10 +30,12 @@ from typing import Any
 
 import orjson
 
-from sessionlens.engine.load.formats import aider, crush, openclaw_store, opencode
+from sessionlens.engine.agents.gemini.parse import parent_session_of
+from sessionlens.engine.agents.gemini.records import COMPRESSED
+from sessionlens.engine.agents.openclaw import openclaw_store as openclaw_store
+from sessionlens.engine.agents.opencode import parse as opencode
+from sessionlens.engine.load.formats import aider, crush
 from sessionlens.engine.load.formats.entry_chain import as_dict, as_list, as_str, path_of_uri
-from sessionlens.engine.load.formats.gemini import parent_session_of
-from sessionlens.engine.load.formats.gemini_records import COMPRESSED
 from sessionlens.engine.load.formats.kimi import is_subagent_context
 from sessionlens.engine.load.formats.sqlite_open import open_readonly, table_columns
 from sessionlens.engine.model import Format

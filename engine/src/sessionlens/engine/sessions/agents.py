@@ -26,8 +26,8 @@ from typing import Any
 
 import orjson
 
-from sessionlens.engine.load.formats.claude_code import subagent_parent_id
-from sessionlens.engine.load.formats.codex import rollout_session_id
+from sessionlens.engine.agents.claude_code.parse import subagent_parent_id
+from sessionlens.engine.agents.codex.parse import rollout_session_id
 from sessionlens.engine.model import Format
 
 from .discovery import (

@@ -2,7 +2,7 @@
 
 OpenClaw 2026.8+ keeps what ``sessions.json`` held per session (``compactionCount``,
 ``memoryFlush``, ``contextTokens``, ``contextBudgetStatus``) in ``session_nodes.entry_json``
-of the same database; ``formats.openclaw_store`` carries its useful keys in the header
+of the same database; ``agents.openclaw.openclaw_store`` carries its useful keys in the header
 (``extra["session_row"]``). Here they become a ``StoreRecord``, so the memory flush, the
 window and the threshold read them the way they read a ``sessions.json`` record. Pure.
 """

@@ -192,7 +192,7 @@ def _measure_message(msg: Message) -> tuple[str, int, int, int]:
                 estimate_string_chars(cmd) + estimate_string_chars(out), 0)
     if role == "system":
         # counted exactly (the prompt the model reads), but neither pi 0.58 nor OpenClaw
-        # estimates a system message (pi 1.6's own estimate lives in plan/cut_pi16)
+        # estimates a system message (pi 1.6's own estimate lives in agents/pi/rule_1_6)
         return "\n".join(system_parts(msg)), 0, 0, _image_count(msg.content)
     return "", 0, 0, 0
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sessionlens.engine.load.formats.claude_code_records import recorded_requests, request_parts
+from sessionlens.engine.agents.claude_code.records import recorded_requests, request_parts
 from sessionlens.engine.model import Transcript
 
 from .counts import TokenReport

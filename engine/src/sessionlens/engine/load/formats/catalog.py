@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from sessionlens.engine.agents.releases import READERS
 from sessionlens.engine.model import Format
 
 __all__ = ["FORMATS", "GAP_TEXT", "FormatEntry", "agent_name", "gap_text"]
@@ -27,38 +28,47 @@ class FormatEntry:
     """How one format is read."""
 
     agent: str
+    #: The reader module's full name (an agent's home, or ``load.formats``).
     module: str
     kind: Literal["bytes", "sqlite"] = "bytes"
     sessions: bool = False
     token_rule: str | None = None
 
 
-_PI = FormatEntry("OpenClaw/pi", "pi", token_rule="pi")
+_OURS = "sessionlens.engine.load.formats"
+
+
+def _home(fmt: Format) -> str:
+    """The module of the agent home that reads ``fmt`` (``agents.releases``)."""
+    return READERS[fmt]
+
+
+_PI = FormatEntry("OpenClaw/pi", _home("openclaw-v3"), token_rule="pi")
 
 #: Format name -> how it is read.
 FORMATS: Mapping[Format, FormatEntry] = MappingProxyType({
     "openclaw-v3": _PI,
     "pi-v1": _PI,
     "pi-v2": _PI,
-    "claude-code": FormatEntry("Claude Code", "claude_code"),
-    "codex": FormatEntry("Codex", "codex"),
-    "gemini-jsonl": FormatEntry("Gemini CLI", "gemini", token_rule="gemini"),
-    "gemini-json": FormatEntry("Gemini CLI", "gemini", token_rule="gemini"),
-    "copilot-events": FormatEntry("GitHub Copilot CLI", "copilot"),
-    "copilot-legacy": FormatEntry("GitHub Copilot CLI", "copilot_legacy"),
-    "crush-sqlite": FormatEntry("Crush", "crush", "sqlite", sessions=True),
-    "opencode-go-sqlite": FormatEntry("OpenCode (Go)", "crush", "sqlite", sessions=True),
-    "opencode-sqlite": FormatEntry("OpenCode", "opencode", "sqlite", sessions=True,
+    "claude-code": FormatEntry("Claude Code", _home("claude-code")),
+    "codex": FormatEntry("Codex", _home("codex")),
+    "gemini-jsonl": FormatEntry("Gemini CLI", _home("gemini-jsonl"), token_rule="gemini"),
+    "gemini-json": FormatEntry("Gemini CLI", _home("gemini-json"), token_rule="gemini"),
+    "copilot-events": FormatEntry("GitHub Copilot CLI", f"{_OURS}.copilot"),
+    "copilot-legacy": FormatEntry("GitHub Copilot CLI", f"{_OURS}.copilot_legacy"),
+    "crush-sqlite": FormatEntry("Crush", f"{_OURS}.crush", "sqlite", sessions=True),
+    "opencode-go-sqlite": FormatEntry("OpenCode (Go)", f"{_OURS}.crush", "sqlite", sessions=True),
+    "opencode-sqlite": FormatEntry("OpenCode", _home("opencode-sqlite"), "sqlite", sessions=True,
                                    token_rule="chars4"),
-    "cursor-jsonl": FormatEntry("Cursor", "cursor"),
-    "cursor-txt": FormatEntry("Cursor", "cursor"),
-    "cline": FormatEntry("Cline", "cline"),
-    "roo-code": FormatEntry("Roo Code", "cline"),
-    "aider-md": FormatEntry("Aider", "aider", sessions=True),
-    "kimi": FormatEntry("Kimi CLI", "kimi"),
-    "amp": FormatEntry("Amp", "amp"),
-    "continue": FormatEntry("Continue", "continue_sessions"),
-    "openclaw-sqlite": FormatEntry("OpenClaw", "openclaw_store", "sqlite", sessions=True,
+    "cursor-jsonl": FormatEntry("Cursor", f"{_OURS}.cursor"),
+    "cursor-txt": FormatEntry("Cursor", f"{_OURS}.cursor"),
+    "cline": FormatEntry("Cline", f"{_OURS}.cline"),
+    "roo-code": FormatEntry("Roo Code", f"{_OURS}.cline"),
+    "aider-md": FormatEntry("Aider", f"{_OURS}.aider", sessions=True),
+    "kimi": FormatEntry("Kimi CLI", f"{_OURS}.kimi"),
+    "amp": FormatEntry("Amp", f"{_OURS}.amp"),
+    "continue": FormatEntry("Continue", f"{_OURS}.continue_sessions"),
+    "openclaw-sqlite": FormatEntry("OpenClaw", _home("openclaw-sqlite"), "sqlite", sessions=True,
                                    token_rule="pi"),
 })
 

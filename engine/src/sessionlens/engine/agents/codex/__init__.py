@@ -1,0 +1,2 @@
+"""Codex CLI (``@openai/codex``): its rollout reader, its cut rule, its successor rollout and
+its notify hook."""

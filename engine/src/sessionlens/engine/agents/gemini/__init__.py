@@ -1,0 +1,1 @@
+"""Gemini CLI (``@google/gemini-cli``): its JSONL and JSON session readers (read only)."""

@@ -1,0 +1,1 @@
+"""OpenCode (``opencode-ai``): its SQLite session reader (read only)."""
