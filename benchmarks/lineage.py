@@ -28,7 +28,7 @@ from sessionlens.engine.lineage.diff import compare_points
 from sessionlens.engine.lineage.drift import analyze_drift
 from sessionlens.engine.lineage.graph import branch_outline, build_lineage
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 START = datetime(2026, 5, 1, tzinfo=UTC)

@@ -30,7 +30,8 @@ from sessionlens.engine.agents.codex.rule_0_17 import (
 from sessionlens.engine.load.context_text import context_texts
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import resolve_settings
-from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
+from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.plan.rules import default_cut_rule
 
 pytestmark = [pytest.mark.slow,

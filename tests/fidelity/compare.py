@@ -32,10 +32,12 @@ from sessionlens.engine.errors import PlanError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.load.tree import build_transcript
 from sessionlens.engine.model import Entry, Transcript
-from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
+from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.plan.prepare import prepare_rule
 from sessionlens.engine.settings import CompactionSettings
-from sessionlens.engine.tokens.counts import EntryTokens, TokenReport, estimate_entry_tokens
+from sessionlens.engine.tokens.counts import estimate_entry_tokens
+from sessionlens.engine.tokens.token_report import EntryTokens, TokenReport
 
 __all__ = ["RULES", "Tally", "compare_prep", "ours", "prefix_transcripts", "tally"]
 

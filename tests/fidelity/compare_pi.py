@@ -25,7 +25,7 @@ from sessionlens.engine.model import Entry, Transcript
 from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.plan.prepare import prepare_rule
 from sessionlens.engine.settings import CompactionSettings
-from sessionlens.engine.tokens.counts import TokenReport
+from sessionlens.engine.tokens.token_report import TokenReport
 
 __all__ = ["OURS", "PiTally", "ours_pi", "tally_pi"]
 

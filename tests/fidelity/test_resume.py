@@ -23,7 +23,7 @@ from fidelity.node_runner import node_unavailable, run_job
 from fixtures.samples import SAMPLES_DIR
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import append_compaction, write_successor
 from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.settings import CompactionSettings

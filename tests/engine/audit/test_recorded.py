@@ -21,7 +21,7 @@ from sessionlens.engine.audit.recorded import (
 from sessionlens.engine.audit.report import audit_compaction
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 SUMMARY = ("## Goal\n- read the config file, check the tests\n## Constraints & Preferences\n"

@@ -14,7 +14,7 @@ from fixtures.factories import SESSION_ID, TranscriptBuilder
 from fixtures.scenarios import rich_session
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 

@@ -13,7 +13,7 @@ from fixtures.scenarios import rich_session
 from fixtures.written import assert_strict_v3, read_rows
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 

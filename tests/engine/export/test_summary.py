@@ -23,7 +23,7 @@ from sessionlens.engine.export.summary import (
     make_bundle,
 )
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 FAKE_KEY = "sk-ant-api03-" + "Q" * 40

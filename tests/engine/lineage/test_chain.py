@@ -9,7 +9,7 @@ from fixtures.factories import SESSION_ID, TranscriptBuilder
 from fixtures.scenarios import rich_session
 from sessionlens.engine.lineage.chain import build_chain
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 

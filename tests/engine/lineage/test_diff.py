@@ -13,7 +13,7 @@ from fixtures.written import path_to_root, read_rows
 from sessionlens.engine.errors import LoadError
 from sessionlens.engine.lineage.diff import compare_points, point_transcript
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 

@@ -17,8 +17,8 @@ from sessionlens.engine.cli import main as cli
 from sessionlens.engine.lineage.chain import build_chain, chain_to_json
 from sessionlens.engine.lineage.graph import branch_outline, build_lineage
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.checkpoints import restore_checkpoint
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
+from sessionlens.engine.persist.restore import restore_checkpoint
 from sessionlens.engine.persist.writer import write_compaction
 
 SAMPLE_04_SID = "76cc5ab5-0425-4038-b41f-0af9f313d594"

@@ -11,8 +11,9 @@ from fixtures.factories import SESSION_ID, TranscriptBuilder
 from fixtures.scenarios import rich_session
 from fixtures.written import SUCCESSOR_NAME, assert_strict_v3, read_rows
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.checkpoints import MAX_CHECKPOINTS, restore_checkpoint
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.checkpoints import MAX_CHECKPOINTS
+from sessionlens.engine.persist.record import CompactionRecord
+from sessionlens.engine.persist.restore import restore_checkpoint
 from sessionlens.engine.persist.writer import write_compaction
 
 CHECKPOINT_NAME = re.compile(rf"^{SESSION_ID}\.checkpoint\.[0-9a-f-]{{36}}\.jsonl$")

@@ -15,7 +15,7 @@ from sessionlens.engine.cli import main
 from sessionlens.engine.errors import SecondSuccessorError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.continuation import existing_successors
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 from sessionlens.engine.sessions.classify import classify_session_file
 

@@ -27,8 +27,8 @@ from fixtures.scenarios import store_session
 from fixtures.written import SUCCESSOR_NAME, assert_strict_v3
 from sessionlens.engine._io.atomic import is_temp_name
 from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.recovery import JOURNAL_SUFFIX
-from sessionlens.engine.persist.successor import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 pytestmark = [pytest.mark.slow,

@@ -13,7 +13,7 @@ from sessionlens.engine.compaction import write_prepared
 from sessionlens.engine.errors import AuditGateError, FileChangedError, PersistError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.dry_run import plan_write
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.settings import DEFAULT_SETTINGS

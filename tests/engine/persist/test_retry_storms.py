@@ -10,12 +10,12 @@ from fixtures.factories import TranscriptBuilder
 from fixtures.written import read_rows
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import ImageBlock, Message, TextBlock
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.retry_storms import (
     MIN_RETRY_CHARS,
     RETRY_WINDOW_MS,
     find_retry_copies,
 )
-from sessionlens.engine.persist.successor import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction, write_successor
 
 ASK = "please summarise the quarterly report for the board"  # 50 characters

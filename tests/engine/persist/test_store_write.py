@@ -14,13 +14,13 @@ from fixtures.written import path_to_root, read_rows
 from sessionlens.engine.errors import LockHeldError
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.guard import lock_path_for
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.store_write import (
     detect_layout,
     matching_session_keys,
     splice_store,
     update_store,
 )
-from sessionlens.engine.persist.successor import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 TOUCHED = ("sessionId", "sessionFile", "compactionCount", "compactionCheckpoints")

@@ -16,7 +16,8 @@ from fixtures.written import ISO_MS_Z, SUCCESSOR_NAME, assert_strict_v3, path_to
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.model import FileOps
-from sessionlens.engine.persist.successor import CompactionRecord, ResumeState, resume_state
+from sessionlens.engine.persist.record import CompactionRecord
+from sessionlens.engine.persist.successor import ResumeState, resume_state
 from sessionlens.engine.persist.writer import append_compaction, write_successor
 
 CONTEXT_TYPES = {"message", "custom_message", "branch_summary"}

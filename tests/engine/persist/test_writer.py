@@ -16,7 +16,7 @@ from fixtures.scenarios import rich_session
 from fixtures.written import listing
 from sessionlens.engine.errors import FileChangedError, LockHeldError, PersistError
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import (
     lock_path_for,
     write_compaction,

@@ -15,11 +15,13 @@ from fixtures.samples import sample_path
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.load.reader import load_transcript_bytes
 from sessionlens.engine.model import FileOps
-from sessionlens.engine.plan.planner import CompactionPlan, context_window_of, plan_compaction
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
+from sessionlens.engine.plan.planner import context_window_of, plan_compaction
 from sessionlens.engine.plan.prepare import prepare_rule, rule_estimator
 from sessionlens.engine.plan.rules import CUT_RULES
 from sessionlens.engine.settings import CompactionSettings
-from sessionlens.engine.tokens.counts import EntryTokens, TokenReport, estimate_entry_tokens
+from sessionlens.engine.tokens.counts import estimate_entry_tokens
+from sessionlens.engine.tokens.token_report import EntryTokens, TokenReport
 
 WINDOW = CompactionSettings(context_window=100_000, reserve_tokens=16_384, reserve_tokens_floor=0,
                             keep_recent_tokens=300)

@@ -97,7 +97,7 @@ def test_search_and_trace_agree_along_the_chain_into_a_successor(tmp_path: Path)
     from sessionlens.engine.lineage.chain import load_chain_transcripts
     from sessionlens.engine.lineage.trace import trace_fact
     from sessionlens.engine.load.reader import load_transcript
-    from sessionlens.engine.persist.successor import CompactionRecord
+    from sessionlens.engine.persist.record import CompactionRecord
     from sessionlens.engine.persist.writer import write_compaction
 
     b = TranscriptBuilder(plain_users=True)

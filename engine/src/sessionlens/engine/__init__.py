@@ -108,16 +108,19 @@ if TYPE_CHECKING:
         store_beside_for,
         store_window_for,
     )
-    from .persist.checkpoints import CHECKPOINT_MARK, RestorePlan, plan_restore, restore_checkpoint
+    from .persist.checkpoints import CHECKPOINT_MARK
     from .persist.dry_run import PlannedFile, WritePlan
     from .persist.pins import PinSet, add_pins, load_pins, remove_pins
     from .persist.provenance import SummaryProvenance
+    from .persist.record import CompactionRecord, WriteResult
+    from .persist.restore import RestorePlan, plan_restore, restore_checkpoint
     from .persist.store_write import find_store
-    from .persist.successor import CompactionRecord, WriteResult, require_writable
+    from .persist.successor import require_writable
     from .persist.undo import UndoPlan, plan_undo, undo_compaction
     from .persist.writer import WRITE_MODES, WriteMode, write_compaction
+    from .plan.compaction_plan import CompactionPlan
     from .plan.overflow import is_context_overflow
-    from .plan.planner import CompactionPlan, plan_compaction
+    from .plan.planner import plan_compaction
     from .plan.pruning_delay import PruningDelay, pruning_delay
     from .plan.rerun import plan_rerun
     from .plan.rules import AGENT_NAMES
@@ -155,8 +158,6 @@ if TYPE_CHECKING:
     from .summarize.serialize import serialize_entries
     from .tokens.counts import (
         ContextPoint,
-        EntryTokens,
-        TokenReport,
         context_series,
         count_context_tokens,
         count_tokens,
@@ -164,6 +165,7 @@ if TYPE_CHECKING:
     )
     from .tokens.estimate import CHARS_PER_TOKEN
     from .tokens.outside import outside_transcript
+    from .tokens.token_report import EntryTokens, TokenReport
     from .tokens.tokenizer import ENCODING_NAMES, ensure_tiktoken_data, get_encoding
 
 __all__ = [
@@ -286,18 +288,19 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",
         "config_for", "open_transcript", "resolve_settings", "store_beside_for", "store_window_for",
     ),
-    ".persist.checkpoints": (
-        "CHECKPOINT_MARK", "RestorePlan", "plan_restore", "restore_checkpoint",
-    ),
+    ".persist.checkpoints": ("CHECKPOINT_MARK",),
     ".persist.dry_run": ("PlannedFile", "WritePlan"),
     ".persist.pins": ("PinSet", "add_pins", "load_pins", "remove_pins"),
     ".persist.provenance": ("SummaryProvenance",),
+    ".persist.record": ("CompactionRecord", "WriteResult"),
+    ".persist.restore": ("RestorePlan", "plan_restore", "restore_checkpoint"),
     ".persist.store_write": ("find_store",),
-    ".persist.successor": ("CompactionRecord", "WriteResult", "require_writable"),
+    ".persist.successor": ("require_writable",),
     ".persist.undo": ("UndoPlan", "plan_undo", "undo_compaction"),
     ".persist.writer": ("WRITE_MODES", "WriteMode", "write_compaction"),
     ".plan.overflow": ("is_context_overflow",),
-    ".plan.planner": ("CompactionPlan", "plan_compaction"),
+    ".plan.compaction_plan": ("CompactionPlan",),
+    ".plan.planner": ("plan_compaction",),
     ".plan.pruning_delay": ("PruningDelay", "pruning_delay"),
     ".plan.rerun": ("plan_rerun",),
     ".plan.rules": ("AGENT_NAMES",),
@@ -324,11 +327,12 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     ".summarize.serialize": ("serialize_entries",),
     ".tokens.counts": (
-        "ContextPoint", "EntryTokens", "TokenReport", "context_series", "count_context_tokens",
-        "count_tokens", "use_count_cache",
+        "ContextPoint", "context_series", "count_context_tokens", "count_tokens",
+        "use_count_cache",
     ),
     ".tokens.estimate": ("CHARS_PER_TOKEN",),
     ".tokens.outside": ("outside_transcript",),
+    ".tokens.token_report": ("EntryTokens", "TokenReport"),
     ".tokens.tokenizer": ("ENCODING_NAMES", "ensure_tiktoken_data", "get_encoding"),
 }
 

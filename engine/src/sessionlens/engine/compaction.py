@@ -32,14 +32,10 @@ from .errors import AuditGateError, PersistError
 from .model import Transcript
 from .persist.dry_run import WritePlan, plan_write
 from .persist.provenance import SummaryProvenance
-from .persist.successor import (
-    PI_FORMATS,
-    CompactionRecord,
-    WriteResult,
-    successor_removed_ids,
-)
+from .persist.record import CompactionRecord, WriteResult
+from .persist.successor import PI_FORMATS, successor_removed_ids
 from .persist.writer import WriteMode, write_compaction
-from .plan.planner import CompactionPlan
+from .plan.compaction_plan import CompactionPlan
 from .secrets import Redactor
 from .summarize.outbound import secret_values
 from .summarize.prompts import file_ops_tags

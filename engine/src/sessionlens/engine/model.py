@@ -359,6 +359,11 @@ class Transcript:
     #: Names of the checkpoint copies beside the file when it was read: one written in the
     #: same clock tick as the read is told apart from a later one by not being among them.
     checkpoints_at_load: frozenset[str] = frozenset()
+    #: How ``raw_line`` reads an entry back from a file that is not lines of bytes (a
+    #: database): (source file, session id, the entry's offset) -> its JSON. The loader sets
+    #: it from ``load.formats.catalog``; None: the entry's byte range of the file.
+    row_reader: Callable[[Path, str, int], bytes] | None = field(default=None, repr=False,
+                                                                 compare=False)
     #: Values derived from the entries, kept by ``derive`` once the module that owns each
     #: has worked it out (``compactions``, pi estimates): the entries never change, and the
     #: GUI and ``inspect`` ask several analyses that each walked 100k entries for the same
@@ -412,10 +417,8 @@ class Transcript:
         """The entry's source line, read back from disk (empty if the file changed size)."""
         if entry.length <= 0:
             return b""
-        if self.format == "openclaw-sqlite" and self.header is not None:
-            from sessionlens.engine.agents.openclaw.openclaw_store import event_bytes
-
-            return event_bytes(self.source_file, self.header.id, entry.offset)
+        if self.row_reader is not None and self.header is not None:
+            return self.row_reader(self.source_file, self.header.id, entry.offset)
         with open(self.source_file, "rb") as fh:
             fh.seek(entry.offset)
             return fh.read(entry.length)

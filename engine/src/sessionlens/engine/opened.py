@@ -29,17 +29,18 @@ from typing import Literal
 
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Transcript
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.successor import (
     PI_FORMATS,
-    CompactionRecord,
     planned_retry_copies,
     successor_kept_back,
 )
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
 from sessionlens.engine.plan.context_size import recorded_window
 from sessionlens.engine.plan.cutpoints import usage_context
 from sessionlens.engine.plan.fit import not_smaller_note
 from sessionlens.engine.plan.overflow import stated_window
-from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
+from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.plan.rules import (
     CUT_RULES,
     default_cut_rule,
@@ -61,8 +62,9 @@ from sessionlens.engine.settings import (
     known_context_window,
     load_openclaw_settings,
 )
-from sessionlens.engine.tokens.counts import TokenReport, pi_tokens, reported_usage_entry
+from sessionlens.engine.tokens.counts import pi_tokens, reported_usage_entry
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
+from sessionlens.engine.tokens.token_report import TokenReport
 
 __all__ = [
     "FIGURE_LABELS", "Figures", "OpenedTranscript", "Overrides", "ResolvedSettings", "Setting",

@@ -15,11 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from sessionlens.engine import bundle_for_compaction, export_summary, export_transcript
+from sessionlens.gui.refusal_box import Tell, tell_refused
 
 if TYPE_CHECKING:
     from sessionlens.engine import ExportFormat, Transcript
@@ -30,8 +31,6 @@ if TYPE_CHECKING:
 
 #: (title, proposed path, suffixes offered, parent) -> chosen path, or None: cancelled.
 AskPath = Callable[[str, Path, tuple[str, ...], QWidget], "Path | None"]
-#: (title, full message, parent): show a refusal or a failure, whole.
-Tell = Callable[[str, str, QWidget], None]
 
 SUMMARY_FORMATS: tuple[str, ...] = ("md", "json", "html")
 TRANSCRIPT_FORMATS: tuple[str, ...] = ("md", "html")
@@ -71,15 +70,6 @@ def ask_save_path(title: str, proposed: Path, formats: tuple[str, ...],
         fmt = chosen.rpartition("*.")[2].rstrip(")") or formats[0]
         out = out.with_name(f"{out.name}.{fmt}")
     return out
-
-
-def tell_refused(title: str, message: str, parent: QWidget) -> None:
-    """A window-modal message box with the whole reason (it does not block the event loop)."""
-    box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok,
-                      parent)
-    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    box.open()
 
 
 def format_of(path: Path, formats: tuple[str, ...]) -> str:

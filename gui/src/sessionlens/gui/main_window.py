@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
 )
 
 from sessionlens.gui import shortcuts
-from sessionlens.gui.export_flow import tell_refused
 from sessionlens.gui.icons import icon
 from sessionlens.gui.prefs import Prefs
+from sessionlens.gui.refusal_box import tell_refused
 from sessionlens.gui.session_controller import SessionController
 
 from .sessions.browser import SessionBrowser

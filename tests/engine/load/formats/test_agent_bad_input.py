@@ -19,7 +19,7 @@ from sessionlens.engine.agents.codex import parse as codex
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.load.tree import build_transcript
-from sessionlens.engine.persist.successor import CompactionRecord
+from sessionlens.engine.persist.record import CompactionRecord
 from sessionlens.engine.persist.writer import write_compaction
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from sessionlens.engine.contract.templates import IdentifierPolicy
 from sessionlens.engine.errors import AuditError, PlanError
 from sessionlens.engine.model import Transcript
-from sessionlens.engine.plan.planner import CompactionPlan, plan_compaction
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
+from sessionlens.engine.plan.planner import plan_compaction
 from sessionlens.engine.settings import DEFAULT_SETTINGS, CompactionSettings
 
 from .report import AUDIT_BUDGET_CHARS, AuditReport, audit_summary

@@ -16,12 +16,34 @@ they are, so the wording is decided once, here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
-if TYPE_CHECKING:
-    from .report import AuditReport
+from .checks import AuditCheck, ClassCoverage
+from .dropped import DroppedItem
+from .openclaw_verdict import OpenClawVerdict
 
-__all__ = ["AuditHeadline", "LossLevel", "audit_headline"]
+__all__ = ["AuditHeadline", "Judged", "LossLevel", "audit_headline"]
+
+
+class Judged(Protocol):
+    """What a headline is made of: an audit's verdicts (``report.AuditReport`` is one)."""
+
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def checks(self) -> tuple[AuditCheck, ...]: ...
+    @property
+    def coverage(self) -> tuple[ClassCoverage, ...]: ...
+    @property
+    def dropped(self) -> tuple[DroppedItem, ...]: ...
+    @property
+    def summarized_entry_ids(self) -> tuple[str, ...]: ...
+    @property
+    def openclaw(self) -> OpenClawVerdict | None: ...
+    @property
+    def total_loss(self) -> bool: ...
+    @property
+    def checks_passed(self) -> int: ...
 
 #: "none": every specific kept; "some": some dropped; "total": the summary is no summary.
 LossLevel = Literal["none", "some", "total"]
@@ -65,7 +87,7 @@ def _pct(found: int, total: int) -> str:
     return f"{100 * found // total}%"
 
 
-def _rule(report: AuditReport) -> tuple[str, bool | None]:
+def _rule(report: Judged) -> tuple[str, bool | None]:
     verdict = report.openclaw
     if verdict is None:
         return "OpenClaw's rule: not computed", None
@@ -88,7 +110,7 @@ def _readable(reasons: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _losses(report: AuditReport) -> tuple[str, LossLevel]:
+def _losses(report: Judged) -> tuple[str, LossLevel]:
     total = sum(c.total for c in report.coverage)
     dropped = len(report.dropped)
     if report.total_loss:
@@ -108,7 +130,7 @@ def _losses(report: AuditReport) -> tuple[str, LossLevel]:
             + (f" and {more} more class{'es' if more > 1 else ''}" if more > 0 else "")), "some"
 
 
-def _checks(report: AuditReport) -> str:
+def _checks(report: Judged) -> str:
     n, of = report.checks_passed, len(report.checks)
     if report.passed:
         return f"SessionLens checks: {n} of {of} passed"
@@ -116,7 +138,7 @@ def _checks(report: AuditReport) -> str:
     return f"SessionLens checks: FAILED {failed} ({n} of {of} passed)"
 
 
-def audit_headline(report: AuditReport) -> AuditHeadline:
+def audit_headline(report: Judged) -> AuditHeadline:
     """The headline of ``report``. Pure."""
     rule, accepts = _rule(report)
     losses, level = _losses(report)

@@ -25,10 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from sessionlens.engine.agents.pi.rule_0_58 import pi_prepare
-from sessionlens.engine.agents.pi.rule_0_73 import pi073_prepare
-from sessionlens.engine.agents.pi.rule_1_6 import pi16_prepare
 from sessionlens.engine.model import Entry
+from sessionlens.engine.plan.prepare import prepare_rule
 from sessionlens.engine.tokens.estimate import pi_entry_tokens
 
 __all__ = ["KeptTailFinding", "TailVerdict", "kept_tail_finding"]
@@ -78,8 +76,8 @@ def _by_tokens(comp: Entry, before: Sequence[Entry]) -> tuple[TailVerdict | None
     if comp.tokens_before is None:
         return None, ""
     est = [pi_entry_tokens(e) for e in before]
-    old = pi_prepare(before, 0, est).tokens_before
-    new = {pi073_prepare(before, 0, est).tokens_before, pi16_prepare(before, 0, est).tokens_before}
+    old = prepare_rule(before, "pi-0.58", 0, est).tokens_before
+    new = {prepare_rule(before, rule, 0, est).tokens_before for rule in ("pi-0.73", "pi-1.6")}
     recorded = comp.tokens_before
     if recorded == old and recorded not in new:
         return "not-summarized", f"its tokensBefore {recorded:,} is pi 0.58's count"

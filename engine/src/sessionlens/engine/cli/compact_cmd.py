@@ -53,8 +53,8 @@ from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
 from sessionlens.engine.persist.successor import require_writable
 from sessionlens.engine.persist.writer import WriteMode, check_lock
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
 from sessionlens.engine.plan.fit import not_smaller_note
-from sessionlens.engine.plan.planner import CompactionPlan
 from sessionlens.engine.summarize.outbound import preview_prompts, provider_keys
 from sessionlens.engine.summarize.providers import (
     OFFLINE_PROFILE,

@@ -19,7 +19,7 @@ from sessionlens.engine.lineage.memory_flush import (
     analyze_memory_flush,
 )
 from sessionlens.engine.model import Transcript
-from sessionlens.engine.tokens.counts import TokenReport
+from sessionlens.engine.tokens.token_report import TokenReport
 
 from .args import positive_int
 from .output import warn

@@ -35,13 +35,13 @@ from sessionlens.engine.tokens.count_cache import CountCache
 from sessionlens.engine.tokens.count_worker import CountWorker
 from sessionlens.engine.tokens.counts import (
     ENCODING_NAMES,
-    TokenReport,
     count_context_tokens,
     count_tokens,
     use_count_cache,
 )
 from sessionlens.engine.tokens.outside import outside_transcript, recorded_context
 from sessionlens.engine.tokens.text_counter import use_count_worker
+from sessionlens.engine.tokens.token_report import TokenReport
 from sessionlens.engine.tokens.tokenizer import use_tokenizer_folder
 
 from .args import add_basedir_arg

@@ -28,8 +28,8 @@ from sessionlens.engine.opened import (
     Overrides,
     open_transcript,
 )
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
 from sessionlens.engine.plan.cutpoints import CUT_RULES
-from sessionlens.engine.plan.planner import CompactionPlan
 from sessionlens.engine.settings import DEFAULT_SETTINGS
 
 __all__ = ["add_settings_arguments", "overrides_from_args", "plan_summary", "register", "run",

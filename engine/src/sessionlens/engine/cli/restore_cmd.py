@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sessionlens.engine.persist.checkpoints import restore_checkpoint
+from sessionlens.engine.persist.restore import restore_checkpoint
 
 from .output import emit_json, emit_lines
 

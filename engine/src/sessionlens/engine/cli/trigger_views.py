@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from sessionlens.engine.model import Transcript
-from sessionlens.engine.plan.planner import CompactionPlan
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
 from sessionlens.engine.plan.precheck import PrecheckPoint, preview_precheck
 from sessionlens.engine.plan.pruning_delay import PruningDelay, pruning_delay
 from sessionlens.engine.plan.triggers import due_trigger, format_bytes

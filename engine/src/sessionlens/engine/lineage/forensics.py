@@ -30,7 +30,7 @@ from sessionlens.engine.tokens.series import pi_tokens, pi_tokens_each
 
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings
-    from sessionlens.engine.tokens.counts import TokenReport
+    from sessionlens.engine.tokens.token_report import TokenReport
 
 __all__ = ["FAR_BELOW_SHARE", "SUMMARY_GROWTH_RATIO", "CompactionFlag", "CompactionForensics",
            "Trigger", "analyze_compactions"]

@@ -37,7 +37,7 @@ from .forensics import analyze_compactions
 
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings
-    from sessionlens.engine.tokens.counts import TokenReport
+    from sessionlens.engine.tokens.token_report import TokenReport
 
 __all__ = ["CLI_PROVIDER_SUFFIX", "FLUSH_REASON_TEXT", "FlushCycle", "FlushPattern",
            "FlushReason", "FlushStatus", "MemoryFlushReport", "analyze_memory_flush",

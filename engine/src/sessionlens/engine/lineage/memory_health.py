@@ -30,7 +30,7 @@ from .memory_flush import FLUSH_REASON_TEXT, FlushCycle, MemoryFlushReport, anal
 if TYPE_CHECKING:
     from sessionlens.engine.sessions.store import StoreRecord
     from sessionlens.engine.settings import CompactionSettings
-    from sessionlens.engine.tokens.counts import TokenReport
+    from sessionlens.engine.tokens.token_report import TokenReport
 
 __all__ = ["HEALTH_FLAG_TEXT", "CompactionHealth", "HealthFlag", "MemoryHealth", "Severity",
            "examine_memory", "memory_health", "memory_health_json", "trigger_reason"]

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from sessionlens.engine.audit.at_cut import audit_at_cut
 from sessionlens.engine.errors import PlanError
 from sessionlens.engine.opened import Figures, OpenedTranscript
-from sessionlens.engine.plan.planner import CompactionPlan, is_message_entry
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
+from sessionlens.engine.plan.planner import is_message_entry
 from sessionlens.engine.tokens.estimate import entry_count_text
 
 #: How much of each summarized entry's text the preview shows.

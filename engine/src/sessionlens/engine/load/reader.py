@@ -27,6 +27,8 @@ from sessionlens.engine.errors import (
     SessionLensError,
 )
 from sessionlens.engine.model import Diagnostic, Format, Transcript
+from sessionlens.engine.persist.checkpoints import CHECKPOINT_MARK
+from sessionlens.engine.persist.recovery import recover_interrupted_write
 
 from .detect import SNIFF_LINES, sniff_format
 from .file_hash import BlockHasher, Sha256
@@ -171,8 +173,14 @@ def _parse_db(module: Any, opened: Opened, path: Path, fmt: Format, session: str
 
 
 def _build(path: Path, parsed: ParsedFile, size: int, mtime_ns: int, sha: str) -> Transcript:
-    return build_transcript(path, parsed.format, parsed.header, parsed.entries,
-                            parsed.diagnostics, size, mtime_ns, sha, parsed.gaps)
+    transcript = build_transcript(path, parsed.format, parsed.header, parsed.entries,
+                                  parsed.diagnostics, size, mtime_ns, sha, parsed.gaps)
+    entry = FORMATS.get(parsed.format)
+    if entry is None or entry.row_reader is None:
+        return transcript
+    module, _, function = entry.row_reader.partition(":")
+    return dataclasses.replace(transcript, row_reader=getattr(importlib.import_module(module),
+                                                              function))
 
 
 def _gc_paused(work: Callable[[], Transcript]) -> Transcript:
@@ -324,8 +332,6 @@ def _stream_pi(fh: BinaryIO, path: Path, st: os.stat_result,
 
 def _checkpoints_beside(file: Path) -> frozenset[str]:
     """Checkpoint copies in the file's folder now (see ``Transcript.checkpoints_at_load``)."""
-    from sessionlens.engine.persist.checkpoints import CHECKPOINT_MARK
-
     try:
         return frozenset(p.name for p in file.absolute().parent.glob(f"*{CHECKPOINT_MARK}*"))
     except OSError:
@@ -335,8 +341,6 @@ def _checkpoints_beside(file: Path) -> frozenset[str]:
 def _recover(path: Path) -> tuple[str, ...]:
     """Finish or undo a SessionLens write of ``path`` that was killed (a journal beside the
     file says so) before reading it, so the file and ``sessions.json`` agree; sweeps our
-    dead leftovers. What it did is reported as a diagnostic. (persist is imported here
-    only: loading does not otherwise depend on the writers.)"""
-    from sessionlens.engine.persist.recovery import recover_interrupted_write
-
+    dead leftovers. What it did is reported as a diagnostic. (``persist.recovery`` and
+    what it uses never load a transcript, so loading sits above them.)"""
     return recover_interrupted_write(path)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sessionlens.engine.model import Transcript
 
     from .names import WriteNames
-    from .successor import CompactionRecord, SuccessorContent
+    from .record import CompactionRecord, SuccessorContent
 
 __all__ = ["AgentWriter", "agent_writer", "successor_module"]
 

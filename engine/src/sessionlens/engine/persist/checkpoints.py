@@ -1,4 +1,4 @@
-"""Compaction checkpoints: the pre-compaction file kept aside, and restoring from one.
+"""Compaction checkpoints: the pre-compaction file kept aside (``restore`` forks one back).
 
 Every write keeps the transcript as it was before the compaction in
 ``<sessionId>.checkpoint.<uuid>.jsonl`` beside it, and (where the folder's ``sessions.json``
@@ -17,21 +17,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sessionlens.engine._io.atomic import atomic_write_bytes, atomic_write_chunks, file_mode
-from sessionlens.engine.errors import PersistError
+from sessionlens.engine._io.atomic import atomic_write_bytes, file_mode
 from sessionlens.engine.model import Transcript
 
-from .guard import read_unchanged_bytes
-from .lines import header_line, iso_timestamp, new_session_id, new_uuid, session_file_name
+from .lines import new_uuid
+from .record import CompactionRecord
 from .retry_storms import RetryCopy
-from .store_write import StoreEdit, find_store, matching_session_keys, update_store
-from .successor import CompactionRecord, WriteResult, iter_entry_lines, require_writable
+from .store_write import StoreEdit, matching_session_keys
 
 __all__ = [
     "MAX_CHECKPOINTS", "CHECKPOINT_MARK", "Checkpoint", "PostCompaction", "checkpoint_name",
-    "checkpoint_path_for",
-    "write_checkpoint", "checkpoint_store_edit", "restore_checkpoint", "RestorePlan",
-    "plan_restore", "compacted_since_load", "moved_on_from", "plan_checkpoint",
+    "checkpoint_path_for", "write_checkpoint", "checkpoint_store_edit", "compacted_since_load",
+    "moved_on_from", "plan_checkpoint", "store_file_value",
 ]
 
 #: OpenClaw keeps this many checkpoint records per session (oldest trimmed first).
@@ -133,7 +130,7 @@ def moved_on_from(store: Mapping[str, Any], transcript: Transcript) -> str | Non
     return None
 
 
-def _store_file_value(path: Path, like: Any) -> str:
+def store_file_value(path: Path, like: Any) -> str:
     """A path for the store, written the way the store wrote it (bare name or absolute)."""
     if isinstance(like, str) and like and "/" not in like and "\\" not in like:
         return path.name
@@ -177,105 +174,10 @@ def checkpoint_store_edit(store: Mapping[str, Any], source: Path, session_id: st
         fields: dict[str, Any] = {}
         if moved:
             fields["sessionId"] = post.session_id
-            fields["sessionFile"] = _store_file_value(post.path, rec.get("sessionFile"))
+            fields["sessionFile"] = store_file_value(post.path, rec.get("sessionFile"))
         count = rec.get("compactionCount")
         fields["compactionCount"] = (count if isinstance(count, int)
                                      and not isinstance(count, bool) else 0) + 1
         fields["compactionCheckpoints"] = (kept + [entry])[-MAX_CHECKPOINTS:]
         edits[key] = fields
     return edits
-
-
-@dataclass(frozen=True, slots=True)
-class RestorePlan:
-    """A restore's dry run: the file it will create (its real name) and what it will hold."""
-
-    source: Path
-    target: Path
-    timestamp: str
-    session_id: str
-    entries: int
-    leaf_id: str | None
-    #: The ``sessions.json`` a repointing restore will update, if any record matches.
-    store_path: Path | None
-
-
-def plan_restore(checkpoint_path: Path | str, *, now: datetime | None = None,
-                 repoint: Path | str | None = None) -> RestorePlan:
-    """What ``restore_checkpoint`` will write, with the names it will use (nothing written).
-
-    Raises ``PersistError`` where the restore would refuse (a format SessionLens does not
-    write, a checkpoint with no entries)."""
-    from sessionlens.engine.load.reader import load_transcript  # heavy: import on use
-
-    source = Path(checkpoint_path).absolute()
-    transcript = load_transcript(source)
-    require_writable(transcript)
-    if not transcript.entries:
-        raise PersistError(source, "the checkpoint holds no entries to restore")
-    stamp, sid = iso_timestamp(now), new_session_id()
-    store = find_store(source.parent) if repoint is not None else None
-    return RestorePlan(source, source.parent / session_file_name(stamp, sid), stamp, sid,
-                       len(transcript.entries), transcript.leaf_id, store)
-
-
-def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = None,
-                       repoint: Path | str | None = None,
-                       planned: RestorePlan | None = None) -> WriteResult:
-    """Fork a checkpoint (or any pi/OpenClaw transcript) into a new transcript beside it.
-
-    The new file's header names the checkpoint as ``parentSession``; its entries are the
-    checkpoint's, same ids, same order (v1/v2 migrated to v3), so its last line, the leaf,
-    is the leaf the checkpoint was taken at. Nothing existing is modified, except with
-    ``repoint``: an undo of a compaction names the successor it replaces, and the
-    ``sessions.json`` records that point at that successor move to the restored file (so
-    the agent continues from the restored history, not from the undone compaction).
-    """
-    from sessionlens.engine.lineage.chain import (
-        read_header,  # chain and the loader are heavy; import on use
-    )
-    from sessionlens.engine.load.reader import load_transcript
-
-    source = Path(checkpoint_path).absolute()
-    transcript = load_transcript(source)
-    require_writable(transcript)
-    assert transcript.header is not None
-    if not transcript.entries:
-        raise PersistError(source, "the checkpoint holds no entries to restore")
-    data = read_unchanged_bytes(transcript)
-    stamp = planned.timestamp if planned is not None else iso_timestamp(now)
-    sid = planned.session_id if planned is not None else new_session_id()
-    cwd = transcript.header.cwd or str(source.parent)
-    head = header_line(sid, stamp, cwd, str(source))
-    target = source.parent / session_file_name(stamp, sid)
-
-    def chunks() -> Any:
-        yield head + b"\n"
-        for line in iter_entry_lines(transcript, data):
-            yield line + b"\n"
-
-    atomic_write_chunks(target, chunks(), mode=file_mode(source), exclusive=True)
-    written: tuple[Path, ...] = (target,)
-    store_path = find_store(source.parent) if repoint is not None else None
-    if repoint is not None and store_path is not None:
-        old = Path(repoint)
-        old_id = (read_header(old) or {}).get("id")
-        old_sid = old_id if isinstance(old_id, str) else None
-
-        def edits(store: dict[str, Any]) -> StoreEdit:
-            out: dict[str, dict[str, Any]] = {}
-            for key in matching_session_keys(store, old, old_sid):
-                fields: dict[str, Any] = {"sessionId": sid}
-                if store[key].get("sessionFile"):
-                    fields["sessionFile"] = _store_file_value(target, store[key]["sessionFile"])
-                out[key] = fields
-            return out
-
-        try:
-            if update_store(store_path, edits):
-                written += (store_path,)
-        except BaseException:
-            target.unlink(missing_ok=True)  # all or nothing: no restored file without its record
-            raise
-    return WriteResult(written=written, successor_path=target, session_id=sid,
-                       compaction_entry_id=None, store_path=store_path if len(written) > 1 else None)

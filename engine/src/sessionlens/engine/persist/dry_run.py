@@ -27,9 +27,10 @@ from .checkpoints import checkpoint_path_for, compacted_since_load, moved_on_fro
 from .continuation import existing_successors
 from .guard import read_unchanged_bytes
 from .names import WriteNames, choose_names
+from .record import CompactionRecord
 from .retry_storms import RetryCopy
 from .store_write import find_store, matching_session_keys, read_store_object
-from .successor import CompactionRecord, appended_bytes, build_successor, require_writable
+from .successor import appended_bytes, build_successor, require_writable
 
 __all__ = ["PlannedFile", "WritePlan", "plan_write"]
 

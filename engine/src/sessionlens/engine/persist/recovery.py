@@ -31,8 +31,8 @@ from sessionlens.engine.errors import PersistError
 
 from .checkpoints import CHECKPOINT_MARK, Checkpoint, PostCompaction, checkpoint_store_edit
 from .guard import LOCK_STALE_SECONDS, hold_lock, pid_alive, read_lock
+from .record import CompactionRecord
 from .store_write import update_store
-from .successor import CompactionRecord
 
 __all__ = ["JOURNAL_SUFFIX", "Journal", "journal_path", "needs_recovery", "recover_interrupted_write",
            "remove_journal", "sweep_stale_files", "write_journal"]

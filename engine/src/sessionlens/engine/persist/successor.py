@@ -32,16 +32,16 @@ entry, so its path resolves the same without help.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.formats.catalog import agent_name
-from sessionlens.engine.model import Entry, FileOps, Transcript
+from sessionlens.engine.model import Entry, Transcript
 
-from .agent_writers import successor_module
+from .agent_writers import agent_writer, successor_module
+from .checkpoints import checkpoint_path_for
 from .lines import (
     dump_line,
     entry_bytes,
@@ -50,12 +50,13 @@ from .lines import (
     new_entry_id,
 )
 from .names import WriteNames, choose_names
-from .provenance import PROVENANCE_KEY, SummaryProvenance
+from .provenance import PROVENANCE_KEY
+from .record import CompactionRecord, SuccessorContent
 from .relink import depth_first, kept_ancestor, new_parents
 from .retry_storms import RetryCopy, find_retry_copies
 
 __all__ = [
-    "CompactionRecord", "WriteResult", "SuccessorContent", "build_compaction_entry",
+    "build_compaction_entry",
     "build_successor", "appended_bytes", "iter_entry_lines", "require_writable", "PI_FORMATS",
     "STATE_ENTRY_TYPES", "ResumeState", "resume_state", "successor_kept_back",
     "planned_retry_copies", "successor_removed_ids",
@@ -65,77 +66,6 @@ __all__ = [
 PI_FORMATS = frozenset({"openclaw-v3", "pi-v1", "pi-v2"})
 #: State entries of which a successor keeps only the latest on the active branch.
 STATE_ENTRY_TYPES = ("model_change", "thinking_level_change", "session_info")
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionRecord:
-    """What a compaction run decided and produced: everything the writers need.
-
-    ``first_kept_entry_id`` None means a hard boundary: nothing before the compaction is
-    kept (written as the compaction's own id, as OpenClaw's manual ``/compact`` does).
-    ``summarized_entry_ids`` records what this run summarized (for audits and callers);
-    what a successor leaves out follows from ``first_kept_entry_id`` alone.
-    """
-
-    summary: str
-    first_kept_entry_id: str | None
-    tokens_before: int
-    tokens_after: int | None = None
-    file_ops: FileOps = FileOps()
-    summarized_entry_ids: tuple[str, ...] = ()
-    provider: str = ""
-    model: str = ""
-    template: str = ""
-    audit_passed: bool | None = None
-    instructions: str = ""
-    #: Names of the audit checks the summary failed (empty when it passed or was not audited).
-    failed_checks: tuple[str, ...] = ()
-    #: Leave out the unanswered copies of a retry storm in the kept part (successor only).
-    drop_retry_copies: bool = True
-    #: Whether the focus instructions matched anything (see ``SummaryResult.focus_matched``).
-    focus_matched: bool | None = None
-    #: Who wrote the summary (recorded under ``details``; None records nothing).
-    provenance: SummaryProvenance | None = None
-    #: The user's pins the summary carries (ids), and the checkpoint the write takes.
-    pinned_entry_ids: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class WriteResult:
-    """The files one persist step wrote (all of them in ``written``, in write order)."""
-
-    written: tuple[Path, ...]
-    successor_path: Path | None = None
-    checkpoint_path: Path | None = None
-    store_path: Path | None = None
-    compaction_entry_id: str | None = None
-    #: Session id of the file that now holds the compaction (or the restored copy).
-    session_id: str | None = None
-    #: ``firstKeptEntryId`` as written (a successor may move it to the kept assistant).
-    first_kept_entry_id: str | None = None
-    #: Retry-storm copies the successor left out (see ``retry_storms``).
-    dropped_retry_copies: tuple[RetryCopy, ...] = ()
-    #: What the step did not do and why (e.g. a store with no record of the transcript).
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class SuccessorContent:
-    """A successor file built in memory, ready to be written."""
-
-    file_name: str
-    session_id: str
-    lines: tuple[bytes, ...]
-    compaction_entry_id: str
-    first_kept_entry_id: str
-    removed_entry_ids: frozenset[str] = field(default_factory=frozenset)
-    dropped_retry_copies: tuple[RetryCopy, ...] = ()
-    #: The model_change / thinking_level_change rows written so the successor resumes with
-    #: the original's model and thinking level (empty when its kept rows already do).
-    restored_state_entry_ids: tuple[str, ...] = ()
-
-    def data(self) -> bytes:
-        return b"".join(line + b"\n" for line in self.lines)
 
 
 def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id: str | None,
@@ -173,8 +103,6 @@ def build_compaction_entry(record: CompactionRecord, *, entry_id: str, parent_id
 
 
 def _checkpoint_name(transcript: Transcript, names: WriteNames) -> str:
-    from .checkpoints import checkpoint_path_for  # it imports this module
-
     return checkpoint_path_for(transcript, names.checkpoint_id).name
 
 
@@ -186,8 +114,6 @@ def require_writable(transcript: Transcript, mode: str = "successor") -> None:
     if own is not None:
         own.require_codex_writable(transcript, mode)
         return
-    from .agent_writers import agent_writer
-
     writer = agent_writer(transcript.format)
     if writer is not None:
         reason = writer.refusal(transcript, mode)
@@ -326,8 +252,6 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
     if transcript.format == "codex":
         raise PersistError(transcript.path, "a Codex rollout's successor is a rollout of its "
                            "own (agents.codex.codex_successor), not a pi successor")
-    from .agent_writers import agent_writer
-
     writer = agent_writer(transcript.format)
     if writer is not None:
         return writer.build(transcript, data, record, names or choose_names(transcript, now))

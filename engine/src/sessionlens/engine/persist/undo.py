@@ -21,9 +21,9 @@ import orjson
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.model import Transcript
 
-from .checkpoints import RestorePlan, plan_restore, restore_checkpoint
+from .record import WriteResult
+from .restore import RestorePlan, plan_restore, restore_checkpoint
 from .store_write import find_store, matching_session_keys, read_store_object
-from .successor import WriteResult
 
 __all__ = ["UndoPlan", "plan_undo", "undo_compaction"]
 

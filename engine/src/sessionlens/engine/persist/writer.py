@@ -52,15 +52,10 @@ from .guard import (
     read_unchanged_bytes,
 )
 from .names import WriteNames, choose_names
+from .record import CompactionRecord, WriteResult
 from .recovery import Journal, recover_interrupted_write, remove_journal, write_journal
 from .store_write import find_store, read_store_object, update_store
-from .successor import (
-    CompactionRecord,
-    WriteResult,
-    appended_bytes,
-    build_successor,
-    require_writable,
-)
+from .successor import appended_bytes, build_successor, require_writable
 
 __all__ = [
     "atomic_write_bytes", "atomic_write_text", "atomic_write_chunks", "atomic_copy",

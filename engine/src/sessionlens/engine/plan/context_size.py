@@ -10,8 +10,8 @@ from typing import overload
 
 from sessionlens.engine.model import Entry, SessionHeader
 from sessionlens.engine.settings import CompactionSettings, context_window_for_model
-from sessionlens.engine.tokens.counts import TokenReport
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars, measure_entry
+from sessionlens.engine.tokens.token_report import TokenReport
 
 from .cutpoints import usage_context
 

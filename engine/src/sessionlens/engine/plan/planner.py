@@ -22,7 +22,7 @@ from sessionlens.engine.agents.releases import RULES, load_named
 from sessionlens.engine.errors import NothingToCompact, PlanError
 from sessionlens.engine.model import Entry, FileOps, Transcript
 from sessionlens.engine.settings import CompactionSettings
-from sessionlens.engine.tokens.counts import TokenReport
+from sessionlens.engine.tokens.token_report import TokenReport
 
 from .chunks import (
     chunk_by_max_tokens,
@@ -49,7 +49,7 @@ from .fit import cannot_fit
 from .prepare import prepare_rule, rule_estimator
 from .rules import CUT_RULES, DEFAULT_CUT_RULE, CutRule, default_cut_rule, file_agent, rule_note
 
-__all__ = ["CUT_RULES", "DEFAULT_CUT_RULE", "CompactionPlan", "CutRule", "collect_file_ops",
+__all__ = ["CUT_RULES", "DEFAULT_CUT_RULE", "CutRule", "collect_file_ops",
            "context_window_of", "estimate_context_tokens", "is_message_entry", "plan_compaction"]
 
 

@@ -23,7 +23,7 @@ from .cutpoints import region_bounds, usage_context
 
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings
-    from sessionlens.engine.tokens.counts import TokenReport
+    from sessionlens.engine.tokens.token_report import TokenReport
 
 __all__ = ["PrecheckPoint", "PrecheckPreview", "preview_precheck"]
 

@@ -17,7 +17,7 @@ from sessionlens.engine.tokens.counts import pi_tokens
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 
 if TYPE_CHECKING:
-    from sessionlens.engine.tokens.counts import TokenReport
+    from sessionlens.engine.tokens.token_report import TokenReport
 
 __all__ = ["PRUNED_MARKER", "PrunedResult", "PruningPreview", "preview_pruning"]
 

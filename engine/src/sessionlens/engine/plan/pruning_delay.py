@@ -22,7 +22,7 @@ from .pruning import PruningPreview, preview_pruning
 
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings
-    from sessionlens.engine.tokens.counts import TokenReport
+    from sessionlens.engine.tokens.token_report import TokenReport
 
 __all__ = ["PruningDelay", "pruning_delay"]
 

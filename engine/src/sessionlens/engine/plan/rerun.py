@@ -13,7 +13,8 @@ from sessionlens.engine.load.tree import build_transcript
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.settings import CompactionSettings
 
-from .planner import CompactionPlan, plan_compaction
+from .compaction_plan import CompactionPlan
+from .planner import plan_compaction
 
 __all__ = ["plan_rerun"]
 

@@ -21,7 +21,7 @@ from .overflow import is_context_overflow
 if TYPE_CHECKING:
     from sessionlens.engine.settings import CompactionSettings
 
-    from .planner import CompactionPlan
+    from .compaction_plan import CompactionPlan
 
 __all__ = ["DueTrigger", "TriggerKind", "active_window_bytes", "due_trigger", "ends_mid_turn",
            "format_bytes", "overflow_before"]

@@ -25,8 +25,8 @@ from sessionlens.engine.errors import LoadCancelled
 from sessionlens.engine.sessions.discovery import session_files
 
 from .chunking import TokenMeasure, token_measure
-from .file_plan import BaseState, ChunkRow, FilePlan
 from .index_db import fts_text, transaction
+from .index_rows import BaseState, ChunkRow, FilePlan
 from .plan_pool import Job, plan_job, plans_in_order
 from .search_settings import SearchSettings
 from .store_plan import store_sessions

@@ -15,7 +15,8 @@ from pathlib import Path
 from sessionlens.engine.sessions.discovery import summarize_session_file
 
 from .chunking import TokenMeasure, token_measure
-from .file_plan import BaseState, FilePlan, plan_file
+from .file_plan import plan_file
+from .index_rows import BaseState, FilePlan
 from .search_settings import SearchSettings
 
 __all__ = ["Job", "plan_job", "plans_in_order"]

@@ -23,7 +23,7 @@ from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.model import Entry
 
 from .chunking import ChunkerState, TokenMeasure, chunk_entries, indexed_text
-from .file_plan import BaseState, FilePlan, PlanMode, chunk_rows, compaction_rows
+from .index_rows import BaseState, FilePlan, PlanMode, chunk_rows, compaction_rows
 from .search_settings import SearchSettings
 
 __all__ = ["StoreSessionFile", "is_store_session", "plan_store_session", "store_sessions"]

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from sessionlens.engine.errors import LoadError
-from sessionlens.engine.load.reader import sniff_format
+from sessionlens.engine.load.detect import sniff_format
 from sessionlens.engine.model import Format
 
 from .classify import classify_session_file

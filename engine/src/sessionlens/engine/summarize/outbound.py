@@ -22,7 +22,7 @@ from .providers.base import Provider
 from .serialize import serialize_entries
 
 if TYPE_CHECKING:
-    from sessionlens.engine.plan.planner import CompactionPlan
+    from sessionlens.engine.plan.compaction_plan import CompactionPlan
 
 __all__ = [
     "EARLIER_SUMMARY_PLACEHOLDER", "TURN_PREFIX_LABEL", "OutboundPrompt", "plan_chunks",

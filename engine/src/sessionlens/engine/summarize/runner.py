@@ -56,7 +56,7 @@ from .providers.retry import RetryPolicy
 from .staging import summarize_stretch
 
 if TYPE_CHECKING:
-    from sessionlens.engine.plan.planner import CompactionPlan
+    from sessionlens.engine.plan.compaction_plan import CompactionPlan
 
 __all__ = [
     "EARLIER_SUMMARY_PLACEHOLDER", "CancelCheck", "OutboundPrompt", "ProgressEvent", "SummaryResult",

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from sessionlens.engine.agents.claude_code.records import recorded_requests, request_parts
 from sessionlens.engine.model import Transcript
 
-from .counts import TokenReport
 from .text_counter import count_texts
+from .token_report import TokenReport
 
 __all__ = ["RecordedContext", "outside_transcript", "recorded_context"]
 

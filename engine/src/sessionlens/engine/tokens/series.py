@@ -18,7 +18,7 @@ from .estimate import known_pi_estimates, pi_estimate
 from .reported import valid_usage_tokens
 
 if TYPE_CHECKING:
-    from .counts import TokenReport
+    from .token_report import TokenReport
 
 __all__ = ["ContextPoint", "context_series", "context_tokens_each", "entry_context_tokens",
            "pi_tokens", "pi_tokens_each"]

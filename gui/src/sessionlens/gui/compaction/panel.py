@@ -38,7 +38,7 @@ from sessionlens.gui.compaction.status_text import (
     progress_texts,
 )
 from sessionlens.gui.compaction.why_disabled import accept_blocked, disabled_reasons
-from sessionlens.gui.export_flow import Tell, tell_refused
+from sessionlens.gui.refusal_box import Tell, tell_refused
 
 if TYPE_CHECKING:
     from sessionlens.engine import (

@@ -29,7 +29,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.model import ToolCallBlock, Transcript
 from sessionlens.engine.persist.lines import dump_line, entry_bytes
 from sessionlens.engine.persist.names import WriteNames
-from sessionlens.engine.persist.successor import CompactionRecord, SuccessorContent
+from sessionlens.engine.persist.record import CompactionRecord, SuccessorContent
 
 __all__ = ["CLAUDE_CODE_WRITER", "ClaudeCodeWriter", "summary_message_text"]
 

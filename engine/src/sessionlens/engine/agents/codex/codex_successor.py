@@ -39,7 +39,7 @@ from sessionlens.engine.persist.lines import iso_timestamp
 from sessionlens.engine.persist.names import WriteNames
 
 if TYPE_CHECKING:
-    from sessionlens.engine.persist.successor import CompactionRecord
+    from sessionlens.engine.persist.record import CompactionRecord
 
 __all__ = ["build_codex_successor", "codex_home_of", "codex_names", "codex_successor_path",
            "require_codex_writable", "write_codex_successor"]

@@ -41,7 +41,7 @@ from sessionlens.engine.plan.cutpoints import (
 )
 
 if TYPE_CHECKING:
-    from sessionlens.engine.plan.planner import CompactionPlan
+    from sessionlens.engine.plan.compaction_plan import CompactionPlan
 
 __all__ = ["KEEP_USER_TOKENS", "CodexKeep", "approx_tokens", "auto_compact_limit",
            "codex_keep", "codex_plan", "codex_prepare", "is_kept_kind", "truncate_middle",

@@ -33,6 +33,9 @@ class FormatEntry:
     kind: Literal["bytes", "sqlite"] = "bytes"
     sessions: bool = False
     token_rule: str | None = None
+    #: ``module:function`` reading one entry back (``Transcript.row_reader``) when the file
+    #: is not lines of bytes.
+    row_reader: str | None = None
 
 
 _OURS = "sessionlens.engine.load.formats"
@@ -69,7 +72,8 @@ FORMATS: Mapping[Format, FormatEntry] = MappingProxyType({
     "amp": FormatEntry("Amp", f"{_OURS}.amp"),
     "continue": FormatEntry("Continue", f"{_OURS}.continue_sessions"),
     "openclaw-sqlite": FormatEntry("OpenClaw", _home("openclaw-sqlite"), "sqlite", sessions=True,
-                                   token_rule="pi"),
+                                   token_rule="pi",
+                                   row_reader=f"{_home('openclaw-sqlite')}:event_bytes"),
 })
 
 #: What each ``FormatGaps.missing`` kind means, as a reader should be told it.
