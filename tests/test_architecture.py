@@ -251,3 +251,150 @@ def test_engine_tests_never_import_qt() -> None:
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             offenders += [f"{py.relative_to(ROOT)}: {n}" for n in names if n.startswith(qt)]
     assert offenders == []
+
+
+# --------------------------------------------------------------------------- agent homes
+
+AGENTS_DIR = ENGINE / "agents"
+#: The layers that choose an agent's reader, rule, writer or hook: they ask
+#: ``agents.releases`` and import an agent's module on first use, never by name.
+GENERIC_LAYERS = ("load", "plan", "persist", "integrate")
+#: What of ``agents/`` any layer may import: the list of homes and what a home declares.
+AGENT_DATA = ("sessionlens.engine.agents.releases", "sessionlens.engine.agents.home")
+
+
+def _module_name(py: Path, root: Path) -> str:
+    parts = py.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(py: Path, root: Path) -> set[str]:
+    """Every module ``py`` imports, anywhere in it (function bodies and TYPE_CHECKING blocks
+    included), as full names; ``from package import module`` names the module."""
+    name = _module_name(py, root)
+    package = name if py.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            out.add(target)
+            out.update(f"{target}.{a.name}" for a in node.names)
+    return out
+
+
+def _engine_graph(root: Path, top: str) -> dict[str, set[str]]:
+    files = {_module_name(py, root): py for py in (root / top.replace(".", "/")).rglob("*.py")}
+    return {name: {m for m in _imports(py, root) if m in files and m != name}
+            for name, py in files.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_engine_and_gui_import_no_circles() -> None:
+    """No module of the engine or of the GUI reaches itself through its imports, counting
+    imports inside functions and TYPE_CHECKING blocks: what two modules share lives in a
+    module both import."""
+    src = ROOT / "engine" / "src"
+    assert _circles(_engine_graph(src, "sessionlens.engine")) == []
+    gui = ROOT / "gui" / "src"
+    assert _circles(_engine_graph(gui, "sessionlens.gui")) == []
+
+
+def test_each_agent_home_holds_its_reader_rules_and_release() -> None:
+    """Every home ``agents.releases`` lists is a package ``agents/<agent>/`` with a
+    ``release.py`` naming a pinned version, the formats it reads and their reader in the
+    home, and its rules; every module and function it names exists, the agent's own ones in
+    its home; every ``rule_*.py`` of a home is one of its rules."""
+    import importlib
+
+    from sessionlens.engine.agents.releases import AGENTS, load_named
+
+    homes = {p.name for p in AGENTS_DIR.iterdir() if (p / "__init__.py").exists()}
+    assert {"pi", "openclaw", "claude_code", "codex", "gemini", "opencode"} <= homes
+    for key, release in AGENTS.items():
+        home = f"sessionlens.engine.agents.{key.replace('-', '_')}"
+        assert (AGENTS_DIR / key.replace("-", "_") / "release.py").is_file(), key
+        assert release.pinned and release.package and release.covers, key
+        assert release.readers, f"{key} names no reader"
+        refs = [*release.readers.values(), release.writer, release.successor, release.hooks,
+                release.settings]
+        for rule in release.rules:
+            refs += [rule.prepare, rule.find_cut, rule.threshold, rule.finish]
+        for ref in filter(None, refs):
+            module, _, attribute = ref.partition(":")
+            assert module.startswith((f"{home}.", "sessionlens.engine.plan.")), ref
+            if attribute:
+                assert callable(load_named(ref)) or load_named(ref) is not None, ref
+            else:
+                importlib.import_module(module)
+        named = {r.partition(":")[0].rpartition(".")[2] for r in filter(None, refs)}
+        rules = {p.stem for p in (AGENTS_DIR / key.replace("-", "_")).glob("rule_*.py")}
+        assert rules <= named, f"{key}: rule modules no release names: {rules - named}"
+
+
+def test_generic_layers_consult_the_agent_homes_by_name() -> None:
+    """load, plan, persist and integrate import nothing of ``agents/`` but the list of homes
+    (``agents.releases``) and its types: an agent's reader, rule, writer or hooks is
+    imported on first use, from the name its ``release.py`` gives."""
+    src = ROOT / "engine" / "src"
+    offenders = []
+    for layer in GENERIC_LAYERS:
+        for py in sorted((ENGINE / layer).rglob("*.py")):
+            for m in _imports(py, src):
+                if m.startswith("sessionlens.engine.agents") and m != "sessionlens.engine.agents" \
+                        and not m.startswith(AGENT_DATA):
+                    offenders.append(f"{py.relative_to(ENGINE)}: {m}")
+    assert offenders == []
+
+
+def test_agent_release_modules_import_no_agent_code() -> None:
+    """``release.py`` and ``releases.py`` are data: importing the list of homes loads no
+    reader, rule, writer or hook."""
+    code = ("import sys, sessionlens.engine.agents.releases\n"
+            "print(sorted(m for m in sys.modules if m.startswith('sessionlens.engine.')))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    loaded = ast.literal_eval(proc.stdout)
+    homes = {f"sessionlens.engine.agents.{p.name}" for p in AGENTS_DIR.iterdir() if p.is_dir()}
+    allowed = {*AGENT_DATA, "sessionlens.engine.agents", *homes, *(f"{h}.release" for h in homes)}
+    assert set(loaded) - allowed == set()
