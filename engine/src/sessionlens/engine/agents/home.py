@@ -63,7 +63,8 @@ class AgentRelease:
     #: ``module:attribute`` of its ``persist.agent_writers.AgentWriter`` (None: pi/OpenClaw
     #: v3 files go through the generic successor; an agent SessionLens does not write).
     writer: str | None = None
-    #: The module of its own successor write path, when it has one beside ``writer``.
+    #: ``module:attribute`` of its ``persist.agent_writers.RolloutWriter``, when its successor
+    #: is a new session of its own written outside the generic path (Codex).
     successor: str | None = None
     #: The module answering the agent's hook commands (``sessionlens hook AGENT EVENT``).
     hooks: str | None = None

@@ -11,17 +11,20 @@ is written.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from sessionlens.engine.agents.releases import agent_for_format, load_module, load_named
+from sessionlens.engine.agents.releases import agent_for_format, load_named
 
 if TYPE_CHECKING:
+    from datetime import datetime
+    from pathlib import Path
+
     from sessionlens.engine.model import Transcript
 
     from .names import WriteNames
     from .record import CompactionRecord, SuccessorContent
 
-__all__ = ["AgentWriter", "agent_writer", "successor_module"]
+__all__ = ["AgentWriter", "RolloutWriter", "agent_writer", "rollout_writer"]
 
 
 class AgentWriter(Protocol):
@@ -48,10 +51,35 @@ def agent_writer(fmt: str) -> AgentWriter | None:
     return writer
 
 
-def successor_module(fmt: str) -> Any:
-    """The module of the own successor write path of the agent that writes ``fmt`` files
-    (Codex's rollouts: ``require_codex_writable``, ``codex_names``, ...), or None."""
+class RolloutWriter(Protocol):
+    """An agent whose successor is a new session of its own, written outside the generic
+    path (Codex's rollouts): never an append, no checkpoint, no session store."""
+
+    #: The agent's name, as messages say it.
+    agent: str
+
+    def require_writable(self, transcript: Transcript, mode: str) -> None:
+        """Raise PersistError where this write cannot be done."""
+
+    def names(self, transcript: Transcript, now: datetime | None) -> WriteNames:
+        """Fresh names for the new session (checks it can be written)."""
+
+    def target(self, transcript: Transcript, names: WriteNames) -> Path:
+        """Where the new session's file goes."""
+
+    def build(self, transcript: Transcript, data: bytes, record: CompactionRecord,
+              names: WriteNames) -> bytes:
+        """The new session's bytes, from the original's bytes ``data``."""
+
+    def write(self, transcript: Transcript, record: CompactionRecord, names: WriteNames, *,
+              sha256: str | None) -> Path:
+        """Write the new session (the original checked unchanged); its path."""
+
+
+def rollout_writer(fmt: str) -> RolloutWriter | None:
+    """The own-session writer of the agent that writes ``fmt`` files, or None."""
     release = agent_for_format(fmt)
     if release is None or release.successor is None:
         return None
-    return load_module(release.successor)
+    writer: RolloutWriter = load_named(release.successor)
+    return writer

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.load.formats.catalog import agent_name
@@ -22,7 +22,7 @@ from sessionlens.engine.model import Transcript
 from sessionlens.engine.tokens.context import context_estimate
 from sessionlens.engine.tokens.estimate import estimate_entry_tokens
 
-from .agent_writers import agent_writer, successor_module
+from .agent_writers import RolloutWriter, agent_writer, rollout_writer
 from .checkpoints import checkpoint_path_for, compacted_since_load, moved_on_from
 from .continuation import existing_successors
 from .guard import read_unchanged_bytes
@@ -87,9 +87,9 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     """
     require_writable(transcript, mode)
     data = read_unchanged_bytes(transcript)
-    codex = successor_module(transcript.format)
-    if codex is not None:
-        return _plan_codex(codex, transcript, data, record, now)
+    own = rollout_writer(transcript.format)
+    if own is not None:
+        return _plan_codex(own, transcript, data, record, now)
     own_format = agent_writer(transcript.format) is not None
     folder = transcript.path.absolute().parent
     store = find_store(folder) if store_path == "auto" else store_path
@@ -151,15 +151,14 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
                      removed, copies, successors[-1] if successors else None)
 
 
-def _plan_codex(codex: Any, transcript: Transcript, data: bytes, record: CompactionRecord,
+def _plan_codex(codex: RolloutWriter, transcript: Transcript, data: bytes, record: CompactionRecord,
                 now: datetime | None) -> WritePlan:
     """A Codex successor: one new rollout in the Codex home, measured as it will be read,
     plus what stays outside the history as the plan counts it (instructions, tools: the
     original's reported context minus the estimate of its history)."""
-    names = codex.codex_names(transcript, now)
-    target = codex.codex_successor_path(transcript, names)
-    after = load_transcript_bytes(codex.build_codex_successor(transcript, data, record, names),
-                                  target)
+    names = codex.names(transcript, now)
+    target = codex.target(transcript, names)
+    after = load_transcript_bytes(codex.build(transcript, data, record, names), target)
     history = sum(estimate_entry_tokens(transcript.entry(i.entry_id)) for i in transcript.context
                   if i.entry_id in transcript.index)
     tokens_after = context_estimate(after) + max(0, int(record.tokens_before) - history)

@@ -40,7 +40,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.model import Entry, Transcript
 
-from .agent_writers import agent_writer, successor_module
+from .agent_writers import agent_writer, rollout_writer
 from .checkpoints import checkpoint_path_for
 from .lines import (
     dump_line,
@@ -109,10 +109,10 @@ def _checkpoint_name(transcript: Transcript, names: WriteNames) -> str:
 def require_writable(transcript: Transcript, mode: str = "successor") -> None:
     """Refuse, naming the agent, a write SessionLens cannot do: into a file of a format it
     has no writer for, or one its agent's writer (``agent_writers``) refuses; a Codex rollout
-    gets a successor rollout of its own (``agents.codex.codex_successor``), never an append."""
-    own = successor_module(transcript.format)
+    gets a successor rollout of its own (``agent_writers.rollout_writer``), never an append."""
+    own = rollout_writer(transcript.format)
     if own is not None:
-        own.require_codex_writable(transcript, mode)
+        own.require_writable(transcript, mode)
         return
     writer = agent_writer(transcript.format)
     if writer is not None:
@@ -249,9 +249,10 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
                     ) -> SuccessorContent:
     """The successor's lines, from the original's bytes ``data`` (already checked unchanged)."""
     require_writable(transcript)
-    if transcript.format == "codex":
-        raise PersistError(transcript.path, "a Codex rollout's successor is a rollout of its "
-                           "own (agents.codex.codex_successor), not a pi successor")
+    own = rollout_writer(transcript.format)
+    if own is not None:
+        raise PersistError(transcript.path, f"a {own.agent} session's successor is a session of "
+                           "its own (agent_writers.rollout_writer), not a pi successor")
     writer = agent_writer(transcript.format)
     if writer is not None:
         return writer.build(transcript, data, record, names or choose_names(transcript, now))

@@ -32,7 +32,7 @@ from sessionlens.engine._io.atomic import (
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.model import Transcript
 
-from .agent_writers import agent_writer, successor_module
+from .agent_writers import agent_writer, rollout_writer
 from .checkpoints import (
     PostCompaction,
     checkpoint_store_edit,
@@ -117,10 +117,10 @@ def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: 
                  allow_second_successor: bool = False) -> PostCompaction:
     """One write step on its own (no checkpoint, no store), under the lock, file unchanged."""
     require_writable(transcript, "append" if prepare is _prepare_append else "successor")
-    codex = successor_module(transcript.format)
-    if codex is not None:
-        names = codex.codex_names(transcript, now)
-        target = codex.write_codex_successor(transcript, compaction, names, sha256=sha256)
+    own = rollout_writer(transcript.format)
+    if own is not None:
+        names = own.names(transcript, now)
+        target = own.write(transcript, compaction, names, sha256=sha256)
         return PostCompaction(names.session_id, target, "", "")
     with hold_lock(transcript.path):
         data = read_unchanged_bytes(transcript, sha256=sha256)
@@ -173,10 +173,10 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
     require_writable(transcript, mode)
-    codex = successor_module(transcript.format)
-    if codex is not None:   # a new rollout beside the day's others; nothing else
-        names = names or codex.codex_names(transcript, now)
-        target = codex.write_codex_successor(transcript, record, names, sha256=sha256)
+    own = rollout_writer(transcript.format)
+    if own is not None:   # a new session beside the day's others; nothing else
+        names = names or own.names(transcript, now)
+        target = own.write(transcript, record, names, sha256=sha256)
         return WriteResult(written=(target,), successor_path=target,
                            session_id=names.session_id, notes=tuple(
                                recover_interrupted_write(transcript.path)))

@@ -27,6 +27,7 @@ from typing import Any
 
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.model import ToolCallBlock, Transcript
+from sessionlens.engine.persist.agent_writers import AgentWriter
 from sessionlens.engine.persist.lines import dump_line, entry_bytes
 from sessionlens.engine.persist.names import WriteNames
 from sessionlens.engine.persist.record import CompactionRecord, SuccessorContent
@@ -145,4 +146,4 @@ class ClaudeCodeWriter:
                                 kept[0] if kept else boundary_id, removed)
 
 
-CLAUDE_CODE_WRITER = ClaudeCodeWriter()
+CLAUDE_CODE_WRITER: AgentWriter = ClaudeCodeWriter()

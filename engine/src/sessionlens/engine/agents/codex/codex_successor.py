@@ -25,7 +25,7 @@ import os
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -34,15 +34,14 @@ from sessionlens.engine.agents.codex.compacted import SUMMARY_PREFIX, is_summary
 from sessionlens.engine.agents.codex.rule_0_17 import codex_keep, truncate_middle, user_text
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.model import Transcript
+from sessionlens.engine.persist.agent_writers import RolloutWriter
 from sessionlens.engine.persist.guard import hold_lock, read_unchanged_bytes
 from sessionlens.engine.persist.lines import iso_timestamp
 from sessionlens.engine.persist.names import WriteNames
+from sessionlens.engine.persist.record import CompactionRecord
 
-if TYPE_CHECKING:
-    from sessionlens.engine.persist.record import CompactionRecord
-
-__all__ = ["build_codex_successor", "codex_home_of", "codex_names", "codex_successor_path",
-           "require_codex_writable", "write_codex_successor"]
+__all__ = ["CODEX_ROLLOUTS", "build_codex_successor", "codex_home_of", "codex_names",
+           "codex_successor_path", "require_codex_writable", "write_codex_successor"]
 
 
 def codex_home_of(path: Path) -> Path | None:
@@ -192,3 +191,29 @@ def write_codex_successor(transcript: Transcript, record: CompactionRecord, name
         atomic_write_bytes(target, content, mode=file_mode(transcript.path), exclusive=True)
         fsync_directory(target.parent)
     return target
+
+
+class _CodexRollouts:
+    """Codex's successor rollouts as ``persist.agent_writers`` asks for them."""
+
+    agent = "Codex"
+
+    def require_writable(self, transcript: Transcript, mode: str) -> None:
+        require_codex_writable(transcript, mode)
+
+    def names(self, transcript: Transcript, now: datetime | None) -> WriteNames:
+        return codex_names(transcript, now)
+
+    def target(self, transcript: Transcript, names: WriteNames) -> Path:
+        return codex_successor_path(transcript, names)
+
+    def build(self, transcript: Transcript, data: bytes, record: CompactionRecord,
+              names: WriteNames) -> bytes:
+        return build_codex_successor(transcript, data, record, names)
+
+    def write(self, transcript: Transcript, record: CompactionRecord, names: WriteNames, *,
+              sha256: str | None) -> Path:
+        return write_codex_successor(transcript, record, names, sha256=sha256)
+
+
+CODEX_ROLLOUTS: RolloutWriter = _CodexRollouts()

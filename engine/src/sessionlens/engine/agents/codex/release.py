@@ -14,7 +14,7 @@ RELEASE = AgentRelease(
     agent="codex", name="Codex", package="@openai/codex", pinned="0.171.0",
     covers="Codex 0.170-0.171 (rollout JSONL files)",
     readers=MappingProxyType({"codex": f"{_HERE}.parse"}),
-    successor=f"{_HERE}.codex_successor",
+    successor=f"{_HERE}.codex_successor:CODEX_ROLLOUTS",
     hooks=f"{_HERE}.hooks",
     rules=(
         RuleRelease(

@@ -28,20 +28,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from sessionlens.engine.agents.codex.compacted import is_summary_text
 from sessionlens.engine.agents.codex.items import CONTEXT_PREFIXES
 from sessionlens.engine.model import Entry, SessionHeader, TextBlock
+from sessionlens.engine.plan.compaction_plan import CompactionPlan
 from sessionlens.engine.plan.cutpoints import (
     Preparation,
     hard_boundary_cut,
     region_bounds,
     usage_context,
 )
-
-if TYPE_CHECKING:
-    from sessionlens.engine.plan.compaction_plan import CompactionPlan
 
 __all__ = ["KEEP_USER_TOKENS", "CodexKeep", "approx_tokens", "auto_compact_limit",
            "codex_keep", "codex_plan", "codex_prepare", "is_kept_kind", "truncate_middle",
