@@ -10,6 +10,7 @@ import pytest
 
 from fixtures.agent_files import OPENCODE_SCHEMA, opencode_db
 from sessionlens.engine.errors import NotATranscriptError
+from sessionlens.engine.load.context_text import context_texts
 from sessionlens.engine.load.reader import detect_format, load_transcript
 from sessionlens.engine.tokens.counts import count_tokens
 
@@ -94,6 +95,18 @@ def test_the_published_schema_is_detected_and_read(tmp_path: Path) -> None:
     assert report.agent_rule == "chars4" and report.estimate_context_agent is not None
     sub = load_transcript(db / "ses_2")
     assert sub.header is not None and sub.header.extra["parent_session_id"] == "ses_1"
+
+
+def test_replayed_context_is_what_opencode_sends(tmp_path: Path) -> None:
+    """OpenCode 1.18.33 sends the compaction request as a user turn "What did we do so far?"
+    and the summary as the assistant's answer, then the kept tail (checked against the
+    binary's requests in tests/agents/test_opencode_replay.py)."""
+    t = load_transcript(_session(tmp_path) / "ses_1")
+    assert context_texts(t)[:5] == [
+        {"role": "user", "text": "What did we do so far?"},
+        {"role": "assistant", "text": "We listed files."},
+        {"role": "user", "text": "keep going"}, {"role": "assistant", "text": "more"},
+        {"role": "user", "text": "after"}]
 
 
 def test_reverted_messages_stay_beside_the_path(tmp_path: Path) -> None:

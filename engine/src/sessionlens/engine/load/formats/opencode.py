@@ -17,7 +17,10 @@ Mapping decisions:
   (not context); the summary message is the ``compaction`` (its text is the summary). It
   keeps the messages from the part's ``tail_start_id`` on when it names one, otherwise
   nothing before it; ``tokens_before`` is the context OpenCode last reported before it; the
-  trigger is the part's own (``overflow``, ``auto``, else manual).
+  trigger is the part's own (``overflow``, ``auto``, else manual). OpenCode sends the
+  request message as a user turn whose compaction part reads "What did we do so far?"
+  (``toModelMessages``, 1.18.33) and the summary as the assistant's answer to it: the
+  compaction's ``extra`` says so (``asked``, ``summary_role``) for the replayed context.
 - The window is ``limit.context`` of the session's model in the ``opencode.json`` OpenCode
   read (the project's, else the user's beside the database), the header's ``context_window``.
 - ``tokens`` and ``cost`` of each assistant message are its usage; ``error`` makes the stop
@@ -60,6 +63,9 @@ from .sqlite_sessions import list_or_refuse, pick_session, row_tick
 __all__ = ["list_sessions", "parse_db"]
 
 _TABLES = ("session", "message", "part")
+#: What OpenCode sends for a user message's ``compaction`` part (and a ``subtask`` part).
+COMPACTION_QUESTION = "What did we do so far?"
+_SUBTASK_TEXT = "The following tool was executed by the user"
 GAPS = FormatGaps("OpenCode", (), ("an entry's line is its message's position in the session",))
 
 
@@ -112,6 +118,20 @@ def _usage(info: dict[str, Any]) -> Usage | None:
                  and not isinstance(cost, bool) else None)
 
 
+def _sent_texts(parts: list[Any]) -> list[str]:
+    """The texts of a compaction request message as OpenCode sends them, in part order."""
+    out: list[str] = []
+    for p in parts:
+        ptype = p.get("type")
+        if ptype == "text" and not p.get("ignored") and p.get("text"):
+            out.append(str(p["text"]))
+        elif ptype == "compaction":
+            out.append(COMPACTION_QUESTION)
+        elif ptype == "subtask":
+            out.append(_SUBTASK_TEXT)
+    return out
+
+
 def _file(part: dict[str, Any]) -> ContentBlock:
     mime, url = str(part.get("mime") or ""), str(part.get("url") or "")
     if mime.startswith("image/") and url.startswith("data:") and "," in url:
@@ -125,6 +145,7 @@ class _Session:
         self.revert_from = revert_from
         self.reverted = False
         self.requests: dict[str, dict[str, Any]] = {}   # user message id -> compaction part
+        self.asked: dict[str, str] = {}   # user message id -> its text as OpenCode sends it
         self.last_context: int | None = None
 
     def message(self, n: int, mid: str, info: Any, parts: list[Any]) -> None:
@@ -161,6 +182,7 @@ class _Session:
                 blocks.append(TextBlock(f"[{ptype}] {p.get('description') or p.get('name') or ''}"))
         if mid in self.requests:
             req = self.requests[mid]
+            self.asked[mid] = "\n".join(_sent_texts(parts))
             self.chain.add("compaction_request", mid, extra={**extra, "auto": req.get("auto"),
                                                              "overflow": req.get("overflow")},
                            **common)
@@ -198,7 +220,9 @@ class _Session:
                                if usage else None),
                            extra={**extra, "source": "summary message", "auto": req.get("auto"),
                                   "trigger": "overflow" if req.get("overflow") else
-                                  "auto" if req.get("auto") else "manual"},
+                                  "auto" if req.get("auto") else "manual",
+                                  "asked": self.asked.get(str(parent), COMPACTION_QUESTION),
+                                  "summary_role": "assistant"},
                            **common)
             self.last_context = None
             return
