@@ -49,6 +49,7 @@ from . import ParsedFile
 from .entry_chain import Chain, as_str, freeze
 from .field_errors import read_guarded
 from .gemini_records import COMPRESSED, record_pieces
+from .gemini_trigger import mark_triggers
 from .jsondoc import read_document
 from .jsonl import iter_objects
 
@@ -309,6 +310,9 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
         builder.root = builder.chain.add("session_info", "title", line=log.meta_line or 1,
                                          name=title, extra={"gemini_field": "summary"}).id
     builder.build()
+    dirs = meta.get("directories")
+    mark_triggers(builder.chain, path, dirs[0] if isinstance(dirs, list) and dirs
+                  and isinstance(dirs[0], str) else None)  # gemini_trigger: auto or manual
     return builder.chain.parsed(_header(meta, path, log.meta_line, builder.chain.entries),
                                 _gaps(builder.unrecorded), diags)
 
