@@ -24,7 +24,8 @@ Mapping decisions:
 - The window is ``limit.context`` of the session's model in the ``opencode.json`` OpenCode
   read (the project's, else the user's beside the database), the header's ``context_window``.
 - ``tokens`` and ``cost`` of each assistant message are its usage; ``error`` makes the stop
-  reason ``error`` (``aborted`` for an abort).
+  reason ``error`` (``aborted`` for an abort). A failed turn (and its tool results) is out of
+  the context, as OpenCode never sends it, except an aborted one that produced something.
 - Messages after ``session.revert.messageID`` were undone in OpenCode: they stay visible
   beside the path, out of the context.
 
@@ -232,18 +233,23 @@ class _Session:
             stop = "aborted" if error.get("name") == "MessageAbortedError" else "error"
             data = as_dict(error.get("data"))
             message_text = str(data.get("message") or error.get("name") or "error")
+        # toModelMessages (1.18.33) never sends a failed turn, unless it was aborted after
+        # producing something (a part other than step-start and reasoning)
+        unsent = error is not None and not (stop == "aborted" and any(
+            p.get("type") not in ("step-start", "reasoning") for p in parts))
         self.chain.add("message", mid, extra={**extra, "finish": info.get("finish")},
                        message=Message(
                            "assistant", tuple(blocks), timestamp_ms=ms, usage=usage,
                            provider=info.get("providerID"), model=info.get("modelID"),
-                           stop_reason=stop, error_message=message_text), **common)
+                           stop_reason=stop, error_message=message_text,
+                           exclude_from_context=unsent), **common)
         if usage is not None and error is None and usage.context_tokens:
             self.last_context = usage.context_tokens
         for p in tools:
-            self._result(p, ms, common, extra)
+            self._result(p, ms, common, extra, unsent)
 
     def _result(self, p: dict[str, Any], ms: int | None, common: dict[str, Any],
-                extra: dict[str, Any]) -> None:
+                extra: dict[str, Any], unsent: bool = False) -> None:
         state = as_dict(p.get("state"))
         status = state.get("status")
         if status not in ("completed", "error"):
@@ -253,7 +259,7 @@ class _Session:
             **extra, "title": state.get("title")}, message=Message(
                 "toolResult", (TextBlock(json_text(text)),) if text else (), timestamp_ms=ms,
                 tool_call_id=str(p.get("callID") or ""), tool_name=str(p.get("tool") or ""),
-                is_error=status == "error"), **common)
+                is_error=status == "error", exclude_from_context=unsent), **common)
 
 
 def config_window(db: Path, directory: str | None, provider: str | None,
