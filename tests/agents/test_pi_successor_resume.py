@@ -1,13 +1,14 @@
 """A successor SessionLens writes for pi, resumed by the pi 1.6.0 binary (issue 33).
 
-For a session pi 1.6 wrote (with a compaction of its own) and for the real OpenClaw v3
-samples 03 and 04 (copied into pi's sessions folder of a temporary HOME), SessionLens
+For a session pi 1.6 wrote (with a compaction of its own) and for the real samples 01 (pi,
+v1) and 03, 04 (OpenClaw v3), copied into pi's sessions folder of a temporary HOME, SessionLens
 compacts the file with focus instructions into a successor (``compact --provider offline
 --write successor``), pi resumes that successor (``pi --mode rpc --session FILE``) and
 answers one prompt. The request pi sends is held against SessionLens's replayed context of
-the successor (``inspect --json`` ``context``), as pi-ai puts it on the wire: the system
-prompt first, the summary wrapped in pi's compaction prefix, errored turns left out, an
-orphaned tool call answered by pi-ai's "No result provided"; then the new prompt. Then pi's
+the successor (``inspect --json`` ``context``), as pi puts it on the wire: the system
+prompt first, the summary wrapped in pi's compaction prefix, a ``!`` command as pi renders
+it, errored turns left out, an orphaned tool call answered by pi-ai's "No result provided";
+then the new prompt. Then pi's
 appended turn must read back cleanly.
 """
 
@@ -36,7 +37,7 @@ from fixtures.samples import SAMPLES_DIR
 from fixtures.scripted_model import Request, _text_of
 from sessionlens.engine.load.context_messages import context_json
 from sessionlens.engine.load.reader import load_transcript
-from sessionlens.engine.model import Transcript
+from sessionlens.engine.model import Message, Transcript
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +45,7 @@ pytestmark = pytest.mark.slow
 PREFIX = "The conversation history before this point was compacted into the following " \
          "summary:\n\n<summary>\n"
 SUFFIX = "\n</summary>"
-SAMPLES = ("03_", "04_")
+SAMPLES = ("01_", "03_", "04_")
 Wire = list[tuple[str, str, tuple[str, ...]]]
 
 
@@ -78,8 +79,22 @@ def _wire(request: Request) -> Wire:
     return out
 
 
+def _bash_text(msg: Message) -> str:
+    """pi's ``bashExecutionToText`` (1.6.0 core/messages.js): how a ``!`` command goes."""
+    text = f"Ran `{msg.command}`\n"
+    text += f"```\n{msg.output}\n```" if msg.output else "(no output)"
+    if msg.cancelled:
+        text += "\n\n(command cancelled)"
+    elif msg.exit_code not in (None, 0):
+        text += f"\n\nCommand exited with code {msg.exit_code}"
+    if msg.truncated and msg.full_output_path:
+        text += f"\n\n[Output truncated. Full output: {msg.full_output_path}]"
+    return text
+
+
 def _as_pi_sends(t: Transcript, context: list[dict[str, Any]]) -> Wire:
-    """``context`` (without system items) as pi-ai's ``transformMessages`` sends it."""
+    """``context`` (without system items) as pi sends it: ``convertToLlm`` (a summary in
+    pi's prefix, a ``!`` command as its text) then pi-ai's ``transformMessages``."""
     out: Wire = []
     pending: list[str] = []
 
@@ -102,6 +117,10 @@ def _as_pi_sends(t: Transcript, context: list[dict[str, Any]]) -> Wire:
             if msg.tool_call_id in pending:
                 pending.remove(msg.tool_call_id)
             out.append(("tool", text, ()))
+        elif role == "bashExecution":
+            close()
+            assert msg is not None
+            out.append(("user", _bash_text(msg), ()))
         elif role != "system":
             close()
             out.append(("user", PREFIX + text + SUFFIX if role == "compactionSummary" else text,
