@@ -138,6 +138,21 @@ def test_successor_was_written_with_the_focus(resumed: Resumed) -> None:
     assert written["sessionlens"]["instructions"] == SL_FOCUS
 
 
+def test_the_pi_session_holds_what_pi_16_writes(resumed: Resumed) -> None:
+    """The pi-written original: a stored system prompt, pi's own compactions (manual, then
+    the overflow one) with ``systemMessage``, and the context_edit hiding the failed
+    attempt; the successor keeps no edit of an entry it left out."""
+    if resumed.original.parent.name == "--sample--":
+        pytest.skip("a sample")
+    t = load_transcript(resumed.original)
+    assert [e.type for e in t.entries].count("context_edit") == 1
+    comps = [e for e in t.entries if e.type == "compaction"]
+    assert len(comps) == 2 and all(c.system_message is not None for c in comps)
+    rows = [json.loads(line) for line in resumed.written.splitlines()]
+    ids = {r.get("id") for r in rows}
+    assert all(r["targetId"] in ids for r in rows if r["type"] == "context_edit")
+
+
 def test_pi_sends_exactly_the_replayed_context_and_the_prompt(resumed: Resumed) -> None:
     assert len(resumed.requests) == 1, [r.last_user_text()[:80] for r in resumed.requests]
     sent = _wire(resumed.requests[0])

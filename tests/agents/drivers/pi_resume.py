@@ -8,8 +8,9 @@ CLI in a subprocess with its own ``--basedir``), reads the successor's replayed 
 one prompt, and returns what pi sent its model and what the file holds afterwards.
 
 ``pi_written_session`` plays a short session through pi's RPC mode first: turns, a ``read``
-tool round trip, pi's own ``/compact`` with focus instructions (a compaction with pi 1.6's
-``systemMessage``), and a turn after it.
+tool round trip, a context overflow (pi hides the failed attempt with a ``context_edit``,
+compacts and retries), pi's own ``/compact`` with focus instructions (compactions with pi
+1.6's ``systemMessage``), and turns after it.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def pi_script() -> Script:
         Reply("", (ToolCall("read", {"path": "notes.txt"}),)),
         Reply("The notes say to ship on Friday. " + _LONG),
         Reply("after pi's compaction " + _LONG),
+        Reply(error="overflow"),
+        Reply("answered after the overflow " + _LONG),
         Reply("one more answer " + _LONG),
     ], fallback=Reply(RESUMED_ANSWER))
     return script.when(_is_summary_request, Reply("## Goal\n- pi's own summary: ship on Friday"))
@@ -68,6 +71,8 @@ def pi_written_session(home: Path, cwd: Path) -> Path:
         rpc.prompt("read notes.txt please")
         rpc.command({"type": "compact", "customInstructions": FOCUS})
         rpc.prompt("after pi's compaction " + _LONG)
+        # pi hides the failed attempt (a context_edit), compacts ("overflow") and retries
+        rpc.prompt("this one overflows")
         rpc.prompt("and one more " + _LONG)
     finally:
         rpc.close()

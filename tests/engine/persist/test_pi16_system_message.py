@@ -94,3 +94,17 @@ def test_no_system_message_no_field(tmp_path: Path) -> None:
     assert current_system_message(t) is None
     append_compaction(t, CompactionRecord("## Goal\nx", None, 1))
     assert "systemMessage" not in _rows(path)[-1]
+
+
+def test_an_edit_of_a_message_left_out_goes_too(tmp_path: Path) -> None:
+    """pi 1.6 hides a failed attempt with a ``context_edit``; a successor that leaves the
+    attempt out leaves its edit out (it would name an entry the file no longer has)."""
+    original = Path(shutil.copy(PI16.with_name("overflow.jsonl"), tmp_path / "overflow.jsonl"))
+    t = load_transcript(original)
+    (edit,) = [e for e in t.entries if e.type == "context_edit"]
+    res = write_successor(t, CompactionRecord("## Goal\nhard", None, 10))
+    assert res.successor_path is not None
+    rows = _rows(res.successor_path)
+    ids = {r.get("id") for r in rows}
+    assert edit.target_id not in ids and edit.id not in ids
+    assert not load_transcript(res.successor_path).diagnostics

@@ -256,7 +256,8 @@ def _removed_ids(transcript: Transcript, record: CompactionRecord,
         if e.type == "leaf":
             removed.add(e.id)
     for e in transcript.entries:
-        if e.type == "label" and e.target_id is not None and e.target_id in removed:
+        if e.type in ("label", "context_edit") and e.target_id is not None \
+                and e.target_id in removed:  # pi 1.6 edits of a message left out go too
             removed.add(e.id)
     return removed, first_kept
 
