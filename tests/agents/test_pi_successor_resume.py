@@ -36,7 +36,7 @@ from agents.drivers.pi_resume import (
 from fixtures.samples import SAMPLES_DIR
 from fixtures.scripted_model import Request, _text_of
 from sessionlens.engine.load.context_messages import context_json
-from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.load.reader import load_transcript, load_transcript_bytes
 from sessionlens.engine.model import Message, Transcript
 
 pytestmark = pytest.mark.slow
@@ -182,10 +182,7 @@ def test_the_system_prompt_is_the_one_in_the_file(resumed: Resumed) -> None:
 
 def _as_written(resumed: Resumed) -> Transcript:
     """The successor as SessionLens wrote it (before pi appended to it)."""
-    copy = resumed.successor.with_name("as-written-" + resumed.successor.name)
-    if not copy.exists():
-        copy.write_bytes(resumed.written)
-    return load_transcript(copy)
+    return load_transcript_bytes(resumed.written, resumed.successor)
 
 
 def test_pi_appends_to_the_successor_cleanly(resumed: Resumed) -> None:
