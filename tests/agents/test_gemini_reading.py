@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from agents.drivers import gemini
+from sessionlens.engine.lineage.forensics import analyze_compactions
 from sessionlens.engine.load.context_text import context_texts
 from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.opened import open_transcript
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures/agents/gemini-cli-0.61.0/scenario"
 
@@ -62,4 +64,23 @@ def test_the_committed_run_reads_as_gemini_sent_it() -> None:
 def test_a_fresh_run_reads_as_gemini_sent_it(tmp_path: Path) -> None:
     session, requests = gemini.run_scenario(tmp_path)
     assert sum(gemini.is_compression_request(r) for r in requests) >= 2
-    _check(session.chats()[-1], gemini.contents_texts(requests[-1]))
+    chat = session.chats()[-1]
+    _check(chat, gemini.contents_texts(requests[-1]))
+    # every compression was automatic (compressionThreshold 0.0001 in the run's settings) and
+    # a turn followed each; the window is Gemini's tokenLimit for the model
+    opened = open_transcript(chat)
+    found = analyze_compactions(opened.transcript, opened.resolved.settings)
+    assert found and [f.trigger for f in found] == ["threshold"] * len(found)
+    assert all(f.context_window == 1_048_576 for f in found)
+    assert all("compressionThreshold in" in c.extra["trigger_source"]
+               for c in opened.transcript.compactions)
+    path = opened.transcript.path_entries()
+    for at in [i for i, e in enumerate(path) if e.type == "compaction"]:
+        assert any(e.role == "user" for e in path[at + 1:])
+
+
+def test_the_committed_run_outside_a_gemini_home_gets_no_trigger() -> None:
+    """Copied out of its Gemini home, the file does not say which settings Gemini read: no
+    trigger is claimed from a default."""
+    t = load_transcript(FIXTURE / "session.jsonl")
+    assert t.compactions and all("trigger" not in c.extra for c in t.compactions)

@@ -11,11 +11,12 @@ costs about 26 s here (OpenCode's own start-up). Sessions land in
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 from agents.drivers.headless import HeadlessSession, offline_env, write_config
-from fixtures.scripted_model import Reply, Request, Script, ScriptedModel
+from fixtures.scripted_model import Reply, Request, Script, ScriptedModel, ToolCall
 
 REPO = Path(__file__).resolve().parents[3]
 VERSION = "1.18.33"
@@ -69,4 +70,48 @@ def run_scenario(root: Path) -> tuple[OpenCodeSession, list[Request]]:
         for n, prompt in enumerate(("first turn", "second turn")):
             done = session.turn(prompt, resume=n > 0)
             assert done.returncode == 0, done.stderr[-2000:]
+        return session, list(server.requests)
+
+
+#: OpenCode's ``compaction.preserve_recent_tokens`` in the replay scenario: the first turn
+#: (a long answer) does not fit, the two after it do, so the compaction keeps a tail.
+TAIL_TOKENS = 500
+_LONG = " ".join(f"word{i}" for i in range(700))
+NOTES = "ship on Friday\n"
+REPLAY_PROMPTS = ("first turn: read notes.txt", "second turn", "third turn", "fourth turn")
+
+
+class TailSession(OpenCodeSession):
+    """The scenario's configuration plus ``compaction.preserve_recent_tokens``."""
+
+    def configure(self) -> None:
+        super().configure()
+        write_config(self.home / ".config/opencode/opencode.json", {
+            **json.loads((self.home / ".config/opencode/opencode.json").read_text("utf-8")),
+            "compaction": {"preserve_recent_tokens": TAIL_TOKENS}})
+        (self.work / "notes.txt").write_text(NOTES, encoding="utf-8")
+
+
+def replay_script() -> Script:
+    """A ``read`` round trip and a long answer; a turn the model refuses (400); two short
+    turns, the second reporting 19,000 input tokens (OpenCode compacts, keeping them as its
+    tail, and continues on its own); a turn after the compaction."""
+    script = Script.of([
+        Reply("", (ToolCall("read", {"filePath": "notes.txt"}),)),
+        Reply("The notes say ship on Friday. " + _LONG),
+        Reply(error="invalid"),
+        Reply("Second answer."), Reply("Third answer.", input_tokens=19_000),
+        Reply("Continued."), Reply("Fourth answer.")], fallback=Reply("OK."))
+    script.when(lambda r: "title generator" in r.system_text()[:300], Reply("A title"))
+    script.when(is_summary_request, Reply(SUMMARY))
+    return script
+
+
+def run_replay_scenario(root: Path) -> tuple[OpenCodeSession, list[Request]]:
+    """The replay scenario (``replay_script``), one ``opencode run`` per prompt."""
+    with ScriptedModel(replay_script()) as server:
+        session = TailSession(root, server)
+        prompts = (REPLAY_PROMPTS[0], "a turn the model refuses", *REPLAY_PROMPTS[1:])
+        for n, prompt in enumerate(prompts):
+            session.turn(prompt, resume=n > 0)
         return session, list(server.requests)

@@ -68,11 +68,12 @@ def _is_summary_request(r: Request) -> bool:
 class _Rpc:
     """pi --mode rpc over pipes: JSON commands in, JSON events out."""
 
-    def __init__(self, home: Path, cwd: Path) -> None:
+    def __init__(self, home: Path, cwd: Path, args: tuple[str, ...] = ()) -> None:
         env = {"HOME": str(home), "PATH": f"{PINNED_NODE.parent}:/usr/bin:/bin",
                "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0",
                "NO_COLOR": "1", "LANG": os.environ.get("LANG", "C.UTF-8")}
-        self.proc = subprocess.Popen([str(PINNED_NODE), str(PI_BIN), "--mode", "rpc"], cwd=cwd,
+        self.proc = subprocess.Popen([str(PINNED_NODE), str(PI_BIN), "--mode", "rpc", *args],
+                                     cwd=cwd,
                                      env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, encoding="utf-8")
         self.events: list[dict[str, Any]] = []

@@ -190,3 +190,38 @@ def test_a_cut_off_older_chat_keeps_the_messages_before_the_cut(tmp_path: Path) 
     assert [e.id for e in t.entries] == ["u1", "g1"]
     (d,) = t.diagnostics
     assert "breaks off at record 2" in d.reason and d.line == cut.count("\n") + 1
+
+
+def _snapshot_chat(home: Path, share: float | None) -> Path:
+    """A chat in ``home/.gemini/tmp/p/chats/`` with one compression after 960 reported
+    tokens, and ``model.compressionThreshold`` = ``share`` in ``home/.gemini/settings.json``."""
+    if share is not None:
+        write(home / ".gemini" / "settings.json", json.dumps({"model": {
+            "compressionThreshold": share}}))
+    summary = _user("sum", "<state_snapshot>did a</state_snapshot>")
+    chat = home / ".gemini" / "tmp" / "p" / "chats" / "session-x.jsonl"
+    write(chat, jsonl(META, _user("u1", "a"), _gemini("g1", "b", tokens=TOKENS),
+                      {"$set": {"messages": [summary, _gemini("ack", "Got it.")]}},
+                      _user("u2", "c")).decode())
+    return chat
+
+
+@pytest.mark.parametrize(("share", "trigger"), [(0.0001, "auto"), (None, "manual")])
+def test_the_trigger_is_gemini_clis_own_test(tmp_path: Path, share: float | None,
+                                             trigger: str) -> None:
+    """Gemini CLI compresses on its own only at compressionThreshold x tokenLimit(model)
+    (settings.json, default 0.5 of 1,048,576): 960 tokens pass 0.0001 of it, not 0.5."""
+    (c,) = load_transcript(_snapshot_chat(tmp_path, share)).compactions
+    assert c.extra["trigger"] == trigger
+    source = c.extra["trigger_source"]
+    assert "960 tokens reported" in source and "1,048,576" in source
+    assert ("settings.json" in source) == (share is not None)
+
+
+def test_a_notice_decides_by_its_percentage_and_a_copied_chat_gets_none() -> None:
+    notice = {"id": "i1", "timestamp": TS, "type": "info",
+              "content": "Context compressed from 68% to 3%."}
+    (c,) = _load(META, _user("u1", "a"), _gemini("g1", "b", tokens=TOKENS), notice).compactions
+    assert c.extra["trigger"] == "auto"  # 68% of the limit is past the default 50%
+    copied = load_transcript_bytes(jsonl(META, _user("u1", "a"), notice), "/x/session-x.jsonl")
+    assert "trigger" not in copied.compactions[0].extra

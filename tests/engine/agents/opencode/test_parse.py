@@ -10,6 +10,7 @@ import pytest
 
 from fixtures.agent_files import OPENCODE_SCHEMA, opencode_db
 from sessionlens.engine.errors import NotATranscriptError
+from sessionlens.engine.load.context_text import context_texts
 from sessionlens.engine.load.reader import detect_format, load_transcript
 from sessionlens.engine.tokens.counts import count_tokens
 
@@ -87,13 +88,45 @@ def test_the_published_schema_is_detected_and_read(tmp_path: Path) -> None:
     c = t.entry("msg_06")
     assert c.summary == "We listed files." and c.first_kept_entry_id == "msg_03"
     assert c.tokens_before == a.usage.context_tokens
-    assert [i.entry_id for i in t.context] == ["msg_06", "msg_03", "msg_04", "msg_07", "msg_08"]
+    # the failed turn msg_08 is not sent again (OpenCode's toModelMessages skips it)
+    assert [i.entry_id for i in t.context] == ["msg_06", "msg_03", "msg_04", "msg_07"]
     err = t.entry("msg_08").message
     assert err is not None and (err.stop_reason, err.error_message) == ("error", "overloaded")
     report = count_tokens(t)
     assert report.agent_rule == "chars4" and report.estimate_context_agent is not None
     sub = load_transcript(db / "ses_2")
     assert sub.header is not None and sub.header.extra["parent_session_id"] == "ses_1"
+
+
+def test_replayed_context_is_what_opencode_sends(tmp_path: Path) -> None:
+    """OpenCode 1.18.33 sends the compaction request as a user turn "What did we do so far?"
+    and the summary as the assistant's answer, then the kept tail (checked against the
+    binary's requests in tests/agents/test_opencode_replay.py)."""
+    t = load_transcript(_session(tmp_path) / "ses_1")
+    assert context_texts(t)[:5] == [
+        {"role": "user", "text": "What did we do so far?"},
+        {"role": "assistant", "text": "We listed files."},
+        {"role": "user", "text": "keep going"}, {"role": "assistant", "text": "more"},
+        {"role": "user", "text": "after"}]
+
+
+def test_a_failed_turn_is_not_sent_an_aborted_one_with_text_is(tmp_path: Path) -> None:
+    abort = {"name": "MessageAbortedError", "data": {"message": "aborted"}}
+    failed = {"name": "APIError", "data": {"message": "stream broke"}}
+    msgs = [("msg_01", *user("go")),
+            ("msg_02", *assistant([{"type": "text", "text": "half"},
+                                   tool("c1", "completed", output="x")], parent="msg_01",
+                                  error=failed)),
+            ("msg_03", *user("again")),
+            ("msg_04", *assistant([{"type": "step-start"}, {"type": "text", "text": "partial"}],
+                                  parent="msg_03", error=abort)),
+            ("msg_05", *user("and")),
+            ("msg_06", *assistant([{"type": "step-start"}], parent="msg_05", error=abort))]
+    rows = [(mid, "ses_1", T0 + n, info, parts) for n, (mid, info, parts) in enumerate(msgs)]
+    db = opencode_db(tmp_path / "opencode" / "opencode.db", [{"id": "ses_1", "title": "x"}], rows)
+    t = load_transcript(db)
+    assert [i.entry_id for i in t.context] == ["msg_01", "msg_03", "msg_04", "msg_05"]
+    assert [c["text"] for c in context_texts(t)] == ["go", "again", "partial", "and"]
 
 
 def test_reverted_messages_stay_beside_the_path(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ the agent sent. Roles are the ones the agent sends them under: ``user``, ``assis
 ``developer`` / ``system`` (Codex's instructions and injected developer messages), ``tool_call``
 (one per call: ``NAME ARGS``, the arguments as compact sorted JSON) and ``tool_result``.
 A message's text blocks are joined by newlines; thinking is left out (agents send it back,
-if at all, as opaque items); a compaction summary is a ``user`` item holding its text. What
+if at all, as opaque items); a compaction summary is a ``user`` item holding its text, unless
+the reader says the agent sends it otherwise (OpenCode: the request turn's text as a ``user``
+item, ``extra["asked"]``, then the summary as the ``assistant``'s answer). What
 the header says the agent sends ahead of every request (``sent_first``: Codex's base
 instructions) opens the list.
 """
@@ -68,7 +70,11 @@ def _call_text(call: ToolCallBlock) -> str:
 
 def _item_texts(item: ContextItem, entry: Entry) -> list[ContextText]:
     if item.kind in ("compaction_summary", "branch_summary"):
-        return [{"role": "user", "text": entry.summary or ""}]
+        asked = entry.extra.get("asked")
+        role = entry.extra.get("summary_role")
+        summary: ContextText = {"role": role if isinstance(role, str) else "user",
+                                "text": entry.summary or ""}
+        return [{"role": "user", "text": asked}, summary] if isinstance(asked, str) else [summary]
     if entry.message is not None:
         return _message_items(entry.message)
     return []

@@ -31,8 +31,7 @@ entry, so its path resolves the same without help.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -47,12 +46,13 @@ from .lines import (
     entry_bytes,
     entry_line,
     header_line,
-    new_entry_id,
 )
 from .names import WriteNames, choose_names
+from .pi_system_message import with_system_message
 from .provenance import PROVENANCE_KEY
 from .record import CompactionRecord, SuccessorContent
 from .relink import depth_first, kept_ancestor, new_parents
+from .resume_rows import ResumeState, restore_rows, resume_state
 from .retry_storms import RetryCopy, find_retry_copies
 
 __all__ = [
@@ -170,7 +170,8 @@ def _removed_ids(transcript: Transcript, record: CompactionRecord,
     kept_back = successor_kept_back(transcript, fk)
     cut = len(on_path) if fk is None else on_path.index(fk)
     before = on_path[:cut]
-    removed = {i for i in before if transcript.entry(i).type == "message"} - set(kept_back)
+    removed = {i for i in before if transcript.entry(i).type == "message"
+               and transcript.entry(i).role != "system"} - set(kept_back)  # pi 1.6 prompt
     first_kept = kept_back[0] if kept_back else (fk or "")
     for etype in STATE_ENTRY_TYPES:
         same = [i for i in on_path if transcript.entry(i).type == etype]
@@ -181,7 +182,8 @@ def _removed_ids(transcript: Transcript, record: CompactionRecord,
         if e.type == "leaf":
             removed.add(e.id)
     for e in transcript.entries:
-        if e.type == "label" and e.target_id is not None and e.target_id in removed:
+        if e.type in ("label", "context_edit") and e.target_id is not None \
+                and e.target_id in removed:  # pi 1.6 edits of a message left out go too
             removed.add(e.id)
     return removed, first_kept
 
@@ -194,45 +196,8 @@ def successor_removed_ids(transcript: Transcript, first_kept_entry_id: str | Non
     return frozenset(removed)
 
 
-@dataclass(frozen=True, slots=True)
-class ResumeState:
-    """What pi / OpenClaw restore when they resume a path: (provider, model id) and level."""
-
-    model: tuple[str | None, str | None] | None
-    thinking_level: str
 
 
-def resume_state(path: Iterable[Entry]) -> ResumeState:
-    """The model and thinking level a path resumes with (``buildSessionContext``'s scan)."""
-    model: tuple[str | None, str | None] | None = None
-    level = "off"
-    for e in path:
-        if e.type == "thinking_level_change":
-            level = e.thinking_level or "off"
-        elif e.type == "model_change":
-            model = (e.provider, e.model_id)
-        elif e.type == "message" and e.message is not None and e.message.role == "assistant":
-            model = (e.message.provider, e.message.model)
-    return ResumeState(model, level)
-
-
-def _restore_rows(original: ResumeState, kept: ResumeState, parent: str | None, stamp: str,
-                  taken: set[str]) -> list[dict[str, Any]]:
-    """State rows (each the child of the previous) that make ``kept`` resolve to ``original``."""
-    rows: list[dict[str, Any]] = []
-    if original.model != kept.model and original.model is not None and any(original.model):
-        provider, model_id = original.model
-        rows.append({"type": "model_change", "provider": provider, "modelId": model_id})
-    if original.thinking_level != kept.thinking_level:
-        rows.append({"type": "thinking_level_change", "thinkingLevel": original.thinking_level})
-    out = []
-    for row in rows:
-        entry_id = new_entry_id(taken)
-        taken.add(entry_id)
-        out.append({"type": row.pop("type"), "id": entry_id, "parentId": parent,
-                    "timestamp": stamp, **row})
-        parent = entry_id
-    return out
 def planned_retry_copies(transcript: Transcript, record: CompactionRecord,
                          raw_line: Callable[[Entry], bytes] | None = None
                          ) -> tuple[RetryCopy, ...]:
@@ -281,14 +246,14 @@ def build_successor(transcript: Transcript, data: bytes, record: CompactionRecor
         seen.add(at)
         kept_path.append(transcript.entry(at))
         at = parents.get(at)
-    restore = _restore_rows(resume_state(transcript.path_entries()),
+    restore = restore_rows(resume_state(transcript.path_entries()),
                             resume_state(reversed(kept_path)), leaf, stamp, taken)
     lines.extend(dump_line(row) for row in restore)
     parent = restore[-1]["id"] if restore else leaf
     entry = build_compaction_entry(record, entry_id=comp_id, parent_id=parent, timestamp=stamp,
                                    first_kept_entry_id=first_kept,
                                    checkpoint_name=_checkpoint_name(transcript, names))
-    lines.append(dump_line(entry))
+    lines.append(dump_line(with_system_message(entry, transcript)))
     return SuccessorContent(names.successor_file_name, session_id, tuple(lines), comp_id,
                             first_kept, frozenset(removed), dropped_retry_copies=copies,
                             restored_state_entry_ids=tuple(row["id"] for row in restore))
@@ -317,7 +282,8 @@ def appended_bytes(transcript: Transcript, data: bytes, record: CompactionRecord
                                    timestamp=names.timestamp, first_kept_entry_id=first_kept,
                                    checkpoint_name=_checkpoint_name(transcript, names))
     sep = b"" if not data or data.endswith(b"\n") else b"\n"
-    return data + sep + dump_line(entry) + b"\n", comp_id, first_kept
+    return data + sep + dump_line(with_system_message(entry, transcript)) + b"\n", comp_id, \
+        first_kept
 
 
 def iter_entry_lines(transcript: Transcript, data: bytes) -> Iterator[bytes]:

@@ -38,6 +38,7 @@ from typing import Any
 import orjson
 
 from sessionlens.engine.agents.gemini.records import COMPRESSED, record_pieces
+from sessionlens.engine.agents.gemini.trigger import mark_triggers
 from sessionlens.engine.load.formats import ParsedFile
 from sessionlens.engine.load.formats.entry_chain import Chain, as_str, freeze
 from sessionlens.engine.load.formats.field_errors import read_guarded
@@ -308,6 +309,9 @@ def parse(data: bytes, path: Path, *, on_progress: Callable[[int, int], None] | 
         builder.root = builder.chain.add("session_info", "title", line=log.meta_line or 1,
                                          name=title, extra={"gemini_field": "summary"}).id
     builder.build()
+    dirs = meta.get("directories")
+    mark_triggers(builder.chain, path, dirs[0] if isinstance(dirs, list) and dirs
+                  and isinstance(dirs[0], str) else None)  # gemini_trigger: auto or manual
     return builder.chain.parsed(_header(meta, path, log.meta_line, builder.chain.entries),
                                 _gaps(builder.unrecorded), diags)
 

@@ -17,11 +17,15 @@ Mapping decisions:
   (not context); the summary message is the ``compaction`` (its text is the summary). It
   keeps the messages from the part's ``tail_start_id`` on when it names one, otherwise
   nothing before it; ``tokens_before`` is the context OpenCode last reported before it; the
-  trigger is the part's own (``overflow``, ``auto``, else manual).
+  trigger is the part's own (``overflow``, ``auto``, else manual). OpenCode sends the
+  request message as a user turn whose compaction part reads "What did we do so far?"
+  (``toModelMessages``, 1.18.33) and the summary as the assistant's answer to it: the
+  compaction's ``extra`` says so (``asked``, ``summary_role``) for the replayed context.
 - The window is ``limit.context`` of the session's model in the ``opencode.json`` OpenCode
   read (the project's, else the user's beside the database), the header's ``context_window``.
 - ``tokens`` and ``cost`` of each assistant message are its usage; ``error`` makes the stop
-  reason ``error`` (``aborted`` for an abort).
+  reason ``error`` (``aborted`` for an abort). A failed turn (and its tool results) is out of
+  the context, as OpenCode never sends it, except an aborted one that produced something.
 - Messages after ``session.revert.messageID`` were undone in OpenCode: they stay visible
   beside the path, out of the context.
 
@@ -66,6 +70,9 @@ from sessionlens.engine.model import (
 __all__ = ["list_sessions", "parse_db"]
 
 _TABLES = ("session", "message", "part")
+#: What OpenCode sends for a user message's ``compaction`` part (and a ``subtask`` part).
+COMPACTION_QUESTION = "What did we do so far?"
+_SUBTASK_TEXT = "The following tool was executed by the user"
 GAPS = FormatGaps("OpenCode", (), ("an entry's line is its message's position in the session",))
 
 
@@ -118,6 +125,20 @@ def _usage(info: dict[str, Any]) -> Usage | None:
                  and not isinstance(cost, bool) else None)
 
 
+def _sent_texts(parts: list[Any]) -> list[str]:
+    """The texts of a compaction request message as OpenCode sends them, in part order."""
+    out: list[str] = []
+    for p in parts:
+        ptype = p.get("type")
+        if ptype == "text" and not p.get("ignored") and p.get("text"):
+            out.append(str(p["text"]))
+        elif ptype == "compaction":
+            out.append(COMPACTION_QUESTION)
+        elif ptype == "subtask":
+            out.append(_SUBTASK_TEXT)
+    return out
+
+
 def _file(part: dict[str, Any]) -> ContentBlock:
     mime, url = str(part.get("mime") or ""), str(part.get("url") or "")
     if mime.startswith("image/") and url.startswith("data:") and "," in url:
@@ -131,6 +152,7 @@ class _Session:
         self.revert_from = revert_from
         self.reverted = False
         self.requests: dict[str, dict[str, Any]] = {}   # user message id -> compaction part
+        self.asked: dict[str, str] = {}   # user message id -> its text as OpenCode sends it
         self.last_context: int | None = None
 
     def message(self, n: int, mid: str, info: Any, parts: list[Any]) -> None:
@@ -167,6 +189,7 @@ class _Session:
                 blocks.append(TextBlock(f"[{ptype}] {p.get('description') or p.get('name') or ''}"))
         if mid in self.requests:
             req = self.requests[mid]
+            self.asked[mid] = "\n".join(_sent_texts(parts))
             self.chain.add("compaction_request", mid, extra={**extra, "auto": req.get("auto"),
                                                              "overflow": req.get("overflow")},
                            **common)
@@ -204,7 +227,9 @@ class _Session:
                                if usage else None),
                            extra={**extra, "source": "summary message", "auto": req.get("auto"),
                                   "trigger": "overflow" if req.get("overflow") else
-                                  "auto" if req.get("auto") else "manual"},
+                                  "auto" if req.get("auto") else "manual",
+                                  "asked": self.asked.get(str(parent), COMPACTION_QUESTION),
+                                  "summary_role": "assistant"},
                            **common)
             self.last_context = None
             return
@@ -214,18 +239,23 @@ class _Session:
             stop = "aborted" if error.get("name") == "MessageAbortedError" else "error"
             data = as_dict(error.get("data"))
             message_text = str(data.get("message") or error.get("name") or "error")
+        # toModelMessages (1.18.33) never sends a failed turn, unless it was aborted after
+        # producing something (a part other than step-start and reasoning)
+        unsent = error is not None and not (stop == "aborted" and any(
+            p.get("type") not in ("step-start", "reasoning") for p in parts))
         self.chain.add("message", mid, extra={**extra, "finish": info.get("finish")},
                        message=Message(
                            "assistant", tuple(blocks), timestamp_ms=ms, usage=usage,
                            provider=info.get("providerID"), model=info.get("modelID"),
-                           stop_reason=stop, error_message=message_text), **common)
+                           stop_reason=stop, error_message=message_text,
+                           exclude_from_context=unsent), **common)
         if usage is not None and error is None and usage.context_tokens:
             self.last_context = usage.context_tokens
         for p in tools:
-            self._result(p, ms, common, extra)
+            self._result(p, ms, common, extra, unsent)
 
     def _result(self, p: dict[str, Any], ms: int | None, common: dict[str, Any],
-                extra: dict[str, Any]) -> None:
+                extra: dict[str, Any], unsent: bool = False) -> None:
         state = as_dict(p.get("state"))
         status = state.get("status")
         if status not in ("completed", "error"):
@@ -235,7 +265,7 @@ class _Session:
             **extra, "title": state.get("title")}, message=Message(
                 "toolResult", (TextBlock(json_text(text)),) if text else (), timestamp_ms=ms,
                 tool_call_id=str(p.get("callID") or ""), tool_name=str(p.get("tool") or ""),
-                is_error=status == "error"), **common)
+                is_error=status == "error", exclude_from_context=unsent), **common)
 
 
 def config_window(db: Path, directory: str | None, provider: str | None,
