@@ -130,7 +130,7 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
     "JournalEntry", "JournalRead", "entries_for", "read_journal", "journal_path",
-    "JournalTail", "journal_compaction_id", "read_journal_since",
+    "JournalTail", "journal_compaction_id", "journal_end", "read_journal_since",
     "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
 ))
 

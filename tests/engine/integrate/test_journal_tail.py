@@ -6,12 +6,16 @@ from pathlib import Path
 
 from fixtures.scenarios import memory_session
 from sessionlens.engine.integrate.journal import JournalEntry, append_entry, journal_path
-from sessionlens.engine.integrate.journal_tail import journal_compaction_id, read_journal_since
+from sessionlens.engine.integrate.journal_tail import (
+    journal_compaction_id,
+    journal_end,
+    read_journal_since,
+)
 from sessionlens.engine.load.reader import load_transcript
 
 
 def test_reads_whole_new_lines_once(tmp_path: Path) -> None:
-    assert read_journal_since(tmp_path).offset == 0          # no journal yet
+    assert read_journal_since(tmp_path).offset == 0 == journal_end(tmp_path)  # no journal yet
     append_entry(tmp_path, JournalEntry("pi", "a", "threshold", "sessionlens"))
     first = read_journal_since(tmp_path)
     assert [e.session for e in first.entries] == ["a"]
@@ -20,6 +24,7 @@ def test_reads_whole_new_lines_once(tmp_path: Path) -> None:
     with path.open("ab") as f:                                # a line being written
         f.write(b'{"agent": "codex", "session": "b"')
     half = read_journal_since(tmp_path, first.offset)
+    assert journal_end(tmp_path) == first.offset == half.offset
     assert half.entries == () and half.offset == first.offset
     with path.open("ab") as f:
         f.write(b', "trigger": "auto"}\nnot json\n')

@@ -91,3 +91,12 @@ def test_journal_created_after_start_is_followed(
     assert notices.last[0][0] == ("Claude Code did not compact x.jsonl: blocked: the user "
                                   "asked to approve compactions")
     assert not ctx.live.panel.banner_open.isEnabled()
+
+
+def test_notice_of_an_openclaw_line_without_a_file(qtbot: Any) -> None:
+    from sessionlens.gui.live.journal_notice import notice_text
+
+    entry = JournalEntry("openclaw", "", "auto", "agent", audit_passed=None,
+                         fallback_reason="SessionLens is not installed: OpenClaw's built-in "
+                                         "summarizer ran")
+    assert notice_text(entry) == "OpenClaw compacted a session (auto): no audit; OpenClaw's own summary"

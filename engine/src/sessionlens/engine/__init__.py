@@ -80,7 +80,12 @@ if TYPE_CHECKING:
         journal_path,
         read_journal,
     )
-    from .integrate.journal_tail import JournalTail, journal_compaction_id, read_journal_since
+    from .integrate.journal_tail import (
+        JournalTail,
+        journal_compaction_id,
+        journal_end,
+        read_journal_since,
+    )
     from .lineage.branches import BranchOutline, OutlineNode, branch_outline
     from .lineage.chain import build_chain, load_chain_transcripts
     from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
@@ -238,7 +243,7 @@ __all__ = [
     "SearchResults", "search_index_dir",
     # the agents' own compactions, as their integrations journaled them
     "JournalEntry", "JournalRead", "entries_for", "read_journal", "journal_path",
-    "JournalTail", "journal_compaction_id", "read_journal_since",
+    "JournalTail", "journal_compaction_id", "journal_end", "read_journal_since",
     "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
 ]
 
@@ -258,7 +263,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ".live.preview": ("NextCut", "next_cut"),
     ".integrate.journal": ("JournalEntry", "JournalRead", "entries_for", "journal_path",
                            "read_journal"),
-    ".integrate.journal_tail": ("JournalTail", "journal_compaction_id", "read_journal_since"),
+    ".integrate.journal_tail": ("JournalTail", "journal_compaction_id", "journal_end",
+                                "read_journal_since"),
     ".integrate.install": ("INTEGRATION_AGENTS", "FileChange", "apply_changes",
                            "plan_changes"),
     ".compaction": (

@@ -18,7 +18,10 @@ from sessionlens.engine.model import Transcript
 
 from .journal import JournalEntry, journal_path
 
-__all__ = ["JournalTail", "journal_compaction_id", "read_journal_since"]
+__all__ = ["JournalTail", "journal_compaction_id", "journal_end", "read_journal_since"]
+
+#: How far back from its end ``journal_end`` looks for the last whole line.
+_END_WINDOW = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,22 @@ def read_journal_since(state_dir: Path, offset: int = 0) -> JournalTail:
         else:
             problems.append(f"{path}: not a JSON object; skipped")
     return JournalTail(tuple(entries), tuple(problems), start + len(whole))
+
+
+def journal_end(state_dir: Path) -> int:
+    """The offset just after the journal's last whole line (0 when there is no journal):
+    where a follower that wants only what is appended from now on starts. Reads at most
+    the last 64 KiB, however long the journal."""
+    try:
+        with journal_path(state_dir).open("rb") as f:
+            size = f.seek(0, 2)
+            start = max(0, size - _END_WINDOW)
+            f.seek(start)
+            tail = f.read()
+    except FileNotFoundError:
+        return 0
+    cut = tail.rfind(b"\n")
+    return start + cut + 1 if cut >= 0 else start
 
 
 def _when(stamp: str | None) -> datetime | None:

@@ -22,6 +22,7 @@ from sessionlens.engine import (
     JournalRead,
     JournalTail,
     entries_for,
+    journal_end,
     journal_path,
     read_journal_since,
 )
@@ -67,7 +68,7 @@ class JournalWatch(QObject):
         state = self._state
 
         def job(_r: Progress, _c: CancelCheck) -> int:
-            return read_journal_since(state, 0).offset
+            return journal_end(state)
 
         self._busy = True
         self._tasks.run(job, on_done=self._started, on_error=self._error)
