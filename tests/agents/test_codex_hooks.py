@@ -75,8 +75,7 @@ def test_integrated_hooks_audit_codex_summaries_manual_and_auto(
                                                   "codex-compact-prompt.md"}
         apply_changes(changes)
         listed = {h["eventName"]: h for h in _hooks_list(session)}
-        assert {e: h["trustStatus"] for e, h in listed.items()} == {
-            "preCompact": "trusted", "postCompact": "trusted"}
+        assert {e: h["trustStatus"] for e, h in listed.items()} == {"postCompact": "trusted"}
         assert "sessionlens" in listed["postCompact"]["command"]
 
         session.turn("Show me notes.txt.")

@@ -45,21 +45,23 @@ def _home(tmp_path: Path) -> Path:
 def test_integrate_trusts_exactly_its_own_hooks_once(tmp_path: Path) -> None:
     toml = _home(tmp_path)
     hooks = tmp_path / ".codex" / "hooks.json"
-    hooks.write_text(json.dumps({"hooks": {"PreCompact": [
+    hooks.write_text(json.dumps({"hooks": {"PostCompact": [
         {"matcher": "", "hooks": [{"type": "command", "command": "mine.sh"}]}]}}))
     folders = user_folders(tmp_path / "sl")
     apply_changes(plan_changes("codex", folders, home=tmp_path))
     text = toml.read_text()
     where = hooks.resolve()
-    assert f'[hooks.state."{where}:pre_compact:1:0"]' in text      # after the user's group
-    assert f'[hooks.state."{where}:post_compact:0:0"]' in text
-    assert "mine.sh" not in text and text.count("trusted_hash") == 2
-    ours = json.loads(hooks.read_text())["hooks"]["PostCompact"][0]
+    assert f'[hooks.state."{where}:post_compact:1:0"]' in text     # after the user's group
+    assert "mine.sh" not in text and text.count("trusted_hash") == 1
+    assert "PreCompact" not in json.loads(hooks.read_text())["hooks"]
+    ours = json.loads(hooks.read_text())["hooks"]["PostCompact"][1]
     digest = codex_trust.hook_hash("post_compact", "", ours["hooks"][0])
     assert f'trusted_hash = "{digest}"' in text
     assert plan_changes("codex", folders, home=tmp_path) == []     # a second run: no edit
     apply_changes(plan_changes("codex", folders, home=tmp_path, uninstall=True))
     assert "hooks.state" not in toml.read_text()
+    assert json.loads(hooks.read_text())["hooks"]["PostCompact"][0]["hooks"][0]["command"] \
+        == "mine.sh"
 
 
 def test_trust_the_user_gave_in_codex_is_kept_and_a_clash_refused(tmp_path: Path) -> None:

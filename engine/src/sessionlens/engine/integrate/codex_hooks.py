@@ -2,8 +2,9 @@
 
 Both hooks are notify-only (codex#19905; their output wire holds only the universal fields):
 Codex writes its own summary, shaped by SessionLens's compact prompt file
-(``experimental_compact_prompt_file``, local compaction only). So PreCompact does nothing,
-and PostCompact audits what Codex wrote. Its input is ``{session_id, turn_id,
+(``experimental_compact_prompt_file``, local compaction only). So only PostCompact is
+installed, and it audits what Codex wrote (``pre-compact`` is still answered, with nothing,
+for hooks.json files an older SessionLens wrote). Its input is ``{session_id, turn_id,
 transcript_path, cwd, hook_event_name, model, trigger: manual|auto}``, without the summary;
 when it runs the rollout already ends with the ``compacted`` item (checked against 0.171.0),
 so the summary is read from there: the audit is the one ``sessionlens audit ROLLOUT`` gives

@@ -14,13 +14,14 @@ where ``<event>`` is the snake-case event (``pre_compact``) and the hash is Code
 ``version_for_toml`` of the hook's normalized identity: SHA-256 of the compact JSON, keys
 sorted, of ``{"event_name", "matcher", "hooks": [{"type": "command", "command", "timeout",
 "async"}]}`` (fields Codex leaves unset are absent). Checked against 0.171.0: the hashes
-computed here equal ``hooks/list``'s ``currentHash``, and with them in config.toml both hooks
-ran for a manual (app-server) and an automatic (``exec``) compaction
+computed here equal ``hooks/list``'s ``currentHash``, and with them in config.toml the hooks
+(PreCompact and PostCompact alike) ran for a manual (app-server) and an automatic (``exec``)
+compaction
 (tests/agents/test_codex_hooks.py). A changed command makes the hook "modified" (untrusted
 again), so the integration writes the trust for exactly the commands it installs.
 
 ``sessionlens integrate codex`` asks before it writes anything (``--dry-run`` shows this
-block), and it trusts only its own two hooks: the same record Codex's own review writes when
+block), and it trusts only its own hook: the same record Codex's own review writes when
 the user trusts them there.
 """
 
@@ -40,7 +41,7 @@ __all__ = ["BEGIN", "END", "hook_hash", "ours_in", "trust_block", "with_trust",
            "without_trust"]
 
 BEGIN = ("# >>> sessionlens: Codex runs a hook only once it is trusted; this is the trust "
-         "for SessionLens's two compaction hooks")
+         "for SessionLens's compaction hook")
 END = "# <<< sessionlens"
 _BLOCK = re.compile(r"\n*^# >>> sessionlens:.*?^# <<< sessionlens[^\n]*\n?", re.M | re.S)
 #: hooks.json's event names and Codex's snake-case keys.

@@ -14,9 +14,9 @@ plans the reverse edits the same way (our entries out, the user's left as they a
   comments (JSON5) is refused: rewriting it would drop them;
 - Claude Code: ``~/.claude/settings.json``: a PreCompact and a PostCompact command hook;
 - Codex: ``config.toml``'s ``experimental_compact_prompt_file`` (a prompt file holding the
-  user's standing focus, local compaction only), PreCompact/PostCompact command hooks in
-  ``hooks.json`` (notify only: PostCompact audits the summary Codex wrote), and in
-  config.toml the trust of those two hooks, without which Codex never runs them
+  user's standing focus, local compaction only), a PostCompact command hook in
+  ``hooks.json`` (notify only: it audits the summary Codex wrote), and in config.toml the
+  trust of that hook, without which Codex never runs them
   (``codex_trust``).
 """
 
@@ -180,14 +180,15 @@ def _pruned(obj: Any) -> Any:
     return obj
 
 
-def _hook_file(path: Path, folders: UserFolders, agent: str,
-               uninstall: bool) -> list[FileChange]:
+def _hook_file(path: Path, folders: UserFolders, agent: str, uninstall: bool,
+               events: tuple[str, ...] = ("PreCompact", "PostCompact")) -> list[FileChange]:
+    """Our command hooks for ``events`` in ``path`` (``--uninstall``: ours out of both)."""
     before = _read(path)
     cfg = _json(path, before)
     hooks = cfg.setdefault("hooks", {})
     for event, name in (("PreCompact", "pre-compact"), ("PostCompact", "post-compact")):
         groups = [g for g in hooks.get(event, []) if not _ours(g)]
-        if not uninstall:
+        if not uninstall and event in events:
             groups.append({"matcher": "", "hooks": [{
                 "type": "command", "timeout": 60,
                 "command": shlex.join(_command(folders, "hook", agent, name))}]})
@@ -208,7 +209,8 @@ _TOML_KEY = re.compile(r"^experimental_compact_prompt_file\s*=.*$", re.M)
 def _codex(home: Path, folders: UserFolders, uninstall: bool) -> list[FileChange]:
     codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
     toml, prompt = codex_home / "config.toml", folders.config / "codex-compact-prompt.md"
-    hooks = _hook_file(codex_home / "hooks.json", folders, "codex", uninstall)
+    # PostCompact only: Codex's PreCompact is notify-only too and would have nothing to do
+    hooks = _hook_file(codex_home / "hooks.json", folders, "codex", uninstall, ("PostCompact",))
     before = _read(toml)
     text = codex_trust.without_trust(before or "")
     ours = f'experimental_compact_prompt_file = {json.dumps(str(prompt))}  # {_MARK}'
