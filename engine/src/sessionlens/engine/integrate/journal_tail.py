@@ -91,9 +91,9 @@ def _when(stamp: str | None) -> datetime | None:
 def journal_compaction_id(entry: JournalEntry, transcript: Transcript) -> str | None:
     """The recorded compaction of ``transcript`` that ``entry`` is about: the one the entry
     names (``extra.compaction_id``, Codex's hook), else the first written at or after the
-    journal line (pi and OpenClaw write their compaction after SessionLens answered), else
-    the last one before it (Claude Code's PostCompact runs after its boundary is written).
-    None when the file holds no compaction."""
+    journal line (pi writes its compaction after SessionLens answered; Claude Code 2.1.332
+    runs PostCompact before it writes its boundary), else the last one before it. None when
+    the file holds no compaction."""
     ids = [eid for eid in transcript.active_path
            if (e := transcript.get(eid)) is not None and e.type == "compaction"]
     named = entry.extra.get("compaction_id")

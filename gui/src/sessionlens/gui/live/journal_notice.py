@@ -39,8 +39,8 @@ def notice_text(e: JournalEntry) -> str:
     """What the notification says about one journal line: who compacted which file, the
     audit's verdict, who wrote the summary (and why not SessionLens, when it did not)."""
     agent = AGENT_NAMES.get(e.agent, e.agent)
-    name = (Path(e.session_file).name if e.session_file else
-            _tr("session %1").replace("%1", e.session) if e.session else _tr("a session"))
+    # OpenClaw hands over messages, not a file: its lines name no file to show or open
+    name = Path(e.session_file).name if e.session_file else _tr("a session")
     if e.writer == "none":
         return _tr("%1 did not compact %2: %3").replace("%1", agent).replace(
             "%2", name).replace("%3", e.fallback_reason or _tr("blocked"))
