@@ -129,7 +129,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "event_json", "next_cut", "AGENT_NAMES",
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
-    "JournalEntry", "JournalRead", "entries_for", "read_journal",
+    "JournalEntry", "JournalRead", "entries_for", "read_journal", "journal_path",
+    "JournalTail", "journal_compaction_id", "journal_end", "read_journal_since",
     "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
 ))
 

@@ -20,6 +20,8 @@ from agents.drivers.claude_code import (
     driver,
 )
 from agents.drivers.sessionlens_side import PYTHONPATH, channel, journal, write_prefs
+from sessionlens.engine.integrate.journal import JournalEntry
+from sessionlens.engine.integrate.journal_tail import journal_compaction_id
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.pins import add_pins
 
@@ -71,6 +73,11 @@ def test_precompact_instructions_reach_the_request_and_the_audit_is_journaled(
     assert post[0]["agent"] == "claude-code" and post[0]["trigger"] == "auto"
     assert post[0]["writer"] == "agent" and post[0]["audit_passed"] in (True, False)
     assert post[0]["extra"]["summary_chars"] > 0 and post[0]["fallback_reason"] == ""
+    # PostCompact runs before Claude Code writes its boundary (2.1.332): the app finds the
+    # compaction a journal line is about as the first one written after the line
+    written = load_transcript(Path(post[0]["session_file"]))
+    boundaries = [e.id for e in written.entries if e.type == "compaction"]
+    assert journal_compaction_id(JournalEntry.from_dict(post[0]), written) == boundaries[0]
     # the scripted summary does not carry the pinned message: the audit of the summary
     # Claude Code wrote says so
     assert "pinned" in post[0]["failed_checks"] and post[0]["pins_missing"]

@@ -2,9 +2,8 @@
 asks with SessionLens's prompt file, the user's standing focus in it.
 
 Found by running it: the compaction request's last user message is the prompt file's text
-instead of Codex's own compact prompt. Codex's PreCompact/PostCompact command hooks (in
-``hooks.json`` or ``[hooks]`` of config.toml, with ``[features] hooks = true``) did not run
-under ``codex exec`` here, so they are installed but not verified (the report says so).
+instead of Codex's own compact prompt. The PreCompact/PostCompact hooks the integration
+installs beside it are checked in test_codex_hooks.py (they run once config.toml trusts them).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The driver (``drivers.openclaw``) runs ``openclaw agent --local`` turns against the scripted
 model; ``sessionlens integrate openclaw`` edits the temporary HOME's openclaw.json (the
 plugin's folder, its channel, ``agents.defaults.compaction.provider``). Session ``alpha``
-compacts through SessionLens (three turns, ~5 minutes on a shared machine: the fallback
-cases run under OpenClaw's own loader in test_openclaw_plugin.py instead). Pins: the user
+compacts through SessionLens (three turns, ~5 minutes on a shared machine; the fallbacks
+through the real agent are in test_openclaw_fallbacks.py). Pins: the user
 pinned the first message's text in a session file; SessionLens finds it among the
 messages OpenClaw hands over by that text.
 """

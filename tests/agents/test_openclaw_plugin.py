@@ -5,7 +5,8 @@ pinned release's ``loadOpenClawPlugins`` (in Node 24) and its registered compact
 provider's ``summarize()`` is called as OpenClaw's compaction safeguard calls it
 (``messages: [...messagesToSummarize, ...turnPrefixMessages], signal, customInstructions,
 summarizationInstructions, previousSummary``). What OpenClaw does with a throw (its built-in
-summarizer runs; an abort is rethrown) is the release's code, read, not run here.
+summarizer runs) is run through the real agent in test_openclaw_fallbacks.py; an abort being
+rethrown is the release's code, read.
 """
 
 from __future__ import annotations

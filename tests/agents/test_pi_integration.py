@@ -23,6 +23,8 @@ from agents.drivers.sessionlens_side import (
     write_prefs,
 )
 from fixtures.scripted_model import Reply, Request, Script, ScriptedModel
+from sessionlens.engine.integrate.journal import JournalEntry
+from sessionlens.engine.integrate.journal_tail import journal_compaction_id
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.pins import add_pins
 from sessionlens.engine.summarize.prompts import SYSTEM_PROMPT
@@ -104,6 +106,9 @@ def test_automatic_compaction_goes_through_sessionlens(tmp_path: Path) -> None:
     assert entry["writer"] == "sessionlens" and entry["audit_passed"] is True
     assert entry["summarizer"] == "scripted/summarizer"
     assert len(entry["pins_kept"]) == 1 and entry["fallback_reason"] == ""
+    # the app opens the audit of the compaction pi wrote after SessionLens answered
+    assert journal_compaction_id(JournalEntry.from_dict(entry),
+                                 load_transcript(run.session_file())) == compactions[0]["id"]
 
 
 @pytest.mark.parametrize(("command", "why"), [(HANG, "did not answer within"),

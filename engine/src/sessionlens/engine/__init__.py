@@ -73,7 +73,19 @@ if TYPE_CHECKING:
     )
     from .export.transcript import export_transcript
     from .integrate.install import INTEGRATION_AGENTS, FileChange, apply_changes, plan_changes
-    from .integrate.journal import JournalEntry, JournalRead, entries_for, read_journal
+    from .integrate.journal import (
+        JournalEntry,
+        JournalRead,
+        entries_for,
+        journal_path,
+        read_journal,
+    )
+    from .integrate.journal_tail import (
+        JournalTail,
+        journal_compaction_id,
+        journal_end,
+        read_journal_since,
+    )
     from .lineage.branches import BranchOutline, OutlineNode, branch_outline
     from .lineage.chain import build_chain, load_chain_transcripts
     from .lineage.diff import DiffEntry, LineageDiff, compare_points, point_transcript
@@ -232,7 +244,8 @@ __all__ = [
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
     # the agents' own compactions, as their integrations journaled them
-    "JournalEntry", "JournalRead", "entries_for", "read_journal",
+    "JournalEntry", "JournalRead", "entries_for", "read_journal", "journal_path",
+    "JournalTail", "journal_compaction_id", "journal_end", "read_journal_since",
     "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
 ]
 
@@ -250,7 +263,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ".live.events": ("THRESHOLD_NEAR_FRACTION", "LiveEvent", "event_json"),
     ".live.gauge": ("LiveGauge",),
     ".live.preview": ("NextCut", "next_cut"),
-    ".integrate.journal": ("JournalEntry", "JournalRead", "entries_for", "read_journal"),
+    ".integrate.journal": ("JournalEntry", "JournalRead", "entries_for", "journal_path",
+                           "read_journal"),
+    ".integrate.journal_tail": ("JournalTail", "journal_compaction_id", "journal_end",
+                                "read_journal_since"),
     ".integrate.install": ("INTEGRATION_AGENTS", "FileChange", "apply_changes",
                            "plan_changes"),
     ".compaction": (

@@ -52,6 +52,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     from .export_flow import ExportActions
     from .icons import ICON_KEYS, icon
     from .lineage.mount import mount_lineage
+    from .live.journal_notice import mount_journal_notices
     from .live.mount import mount_live
     from .main_window import MainWindow
     from .memory.mount import mount_memory
@@ -106,6 +107,9 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     ctx.trace = mount_trace(window, controller, tasks, ctx.compaction)
     ctx.pruning = mount_pruning(window, controller, tasks)
     ctx.live = mount_live(window, controller, tasks, paths, ctx.compaction)
+    if args.screenshot is None:  # a picture needs no journal followed
+        ctx.journal_notices = mount_journal_notices(window, controller, tasks, paths.state_dir,
+                                                    ctx.live, ctx.memory, ctx.compaction)
     ctx.exports = ExportActions(window, controller, tasks, ctx.compaction.controller)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:

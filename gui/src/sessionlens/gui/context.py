@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .compaction.mount import CompactionParts
     from .export_flow import ExportActions
     from .lineage.mount import LineageParts
+    from .live.journal_notice import JournalNoticeParts
     from .live.mount import LiveParts
     from .main_window import MainWindow
     from .memory.mount import MemoryParts
@@ -58,3 +59,6 @@ class AppContext:
     live: LiveParts | None = None
     #: File ▸ Export summary… / Export transcript… (``export_flow.ExportActions``).
     exports: ExportActions | None = None
+    #: Notifications of the compactions the agents' integrations journal
+    #: (``live.journal_notice.JournalNoticeParts``).
+    journal_notices: JournalNoticeParts | None = None

@@ -4,8 +4,9 @@ Both read one JSON object on stdin and answer on stdout (see ``integrate``'s doc
 why one CLI call per compaction). ``compact-for-agent`` answers JSON (``{"ok": ...}``) and
 always exits 0 unless its input is not JSON: the answer says whether the agent should use
 SessionLens's summary. ``hook claude-code pre-compact`` prints the added instructions
-(exit 0) or blocks (exit 2); ``post-compact`` audits and journals. ``hook codex ...`` journals
-what Codex's notify-only hooks say.
+(exit 0) or blocks (exit 2); ``post-compact`` audits and journals. ``hook codex post-compact``
+audits the summary Codex wrote and journals it (``pre-compact`` does nothing: Codex's hooks
+are notify-only).
 """
 
 from __future__ import annotations

@@ -14,8 +14,10 @@ plans the reverse edits the same way (our entries out, the user's left as they a
   comments (JSON5) is refused: rewriting it would drop them;
 - Claude Code: ``~/.claude/settings.json``: a PreCompact and a PostCompact command hook;
 - Codex: ``config.toml``'s ``experimental_compact_prompt_file`` (a prompt file holding the
-  user's standing focus, local compaction only) and PreCompact/PostCompact command hooks in
-  ``hooks.json`` (notify only: Codex's hooks cannot change its summary).
+  user's standing focus, local compaction only), a PostCompact command hook in
+  ``hooks.json`` (notify only: it audits the summary Codex wrote), and in config.toml the
+  trust of that hook, without which Codex never runs them
+  (``codex_trust``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import json
 import os
 import re
 import shlex
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,6 +38,7 @@ from sessionlens.engine._io.atomic import atomic_copy, atomic_write_text
 from sessionlens.engine._io.folders import UserFolders
 from sessionlens.engine.errors import ConfigError
 
+from . import codex_trust
 from .journal import journal_path
 from .preferences import DEFAULT_DEADLINE_S, load_prefs
 
@@ -176,14 +180,15 @@ def _pruned(obj: Any) -> Any:
     return obj
 
 
-def _hook_file(path: Path, folders: UserFolders, agent: str,
-               uninstall: bool) -> list[FileChange]:
+def _hook_file(path: Path, folders: UserFolders, agent: str, uninstall: bool,
+               events: tuple[str, ...] = ("PreCompact", "PostCompact")) -> list[FileChange]:
+    """Our command hooks for ``events`` in ``path`` (``--uninstall``: ours out of both)."""
     before = _read(path)
     cfg = _json(path, before)
     hooks = cfg.setdefault("hooks", {})
     for event, name in (("PreCompact", "pre-compact"), ("PostCompact", "post-compact")):
         groups = [g for g in hooks.get(event, []) if not _ours(g)]
-        if not uninstall:
+        if not uninstall and event in events:
             groups.append({"matcher": "", "hooks": [{
                 "type": "command", "timeout": 60,
                 "command": shlex.join(_command(folders, "hook", agent, name))}]})
@@ -204,8 +209,10 @@ _TOML_KEY = re.compile(r"^experimental_compact_prompt_file\s*=.*$", re.M)
 def _codex(home: Path, folders: UserFolders, uninstall: bool) -> list[FileChange]:
     codex_home = Path(os.environ.get("CODEX_HOME") or home / ".codex")
     toml, prompt = codex_home / "config.toml", folders.config / "codex-compact-prompt.md"
+    # PostCompact only: Codex's PreCompact is notify-only too and would have nothing to do
+    hooks = _hook_file(codex_home / "hooks.json", folders, "codex", uninstall, ("PostCompact",))
     before = _read(toml)
-    text = before or ""
+    text = codex_trust.without_trust(before or "")
     ours = f'experimental_compact_prompt_file = {json.dumps(str(prompt))}  # {_MARK}'
     existing = _TOML_KEY.search(text)
     if existing and _MARK not in existing.group(0) and not uninstall:
@@ -213,10 +220,13 @@ def _codex(home: Path, folders: UserFolders, uninstall: bool) -> list[FileChange
                           f"({existing.group(0).strip()}); SessionLens leaves it alone")
     text = _TOML_KEY.sub("", text) if existing and _MARK in existing.group(0) else text
     text = text.lstrip("\n")
-    if not uninstall:   # a top-level key goes before the first [table]
+    if not uninstall:   # a top-level key goes before the first [table]; the trust at the end
         text = f"{ours}\n{text}"
+        hooks_after = hooks[0].after if hooks else _read(codex_home / "hooks.json")
+        text = codex_trust.with_trust(toml, text, _trust(codex_home, hooks_after, text))
     changes = _change(toml, before, text if text.strip() or before else None,
-                      "Codex's local compaction prompt")
+                      "Codex's local compaction prompt, and the trust Codex asks before it "
+                      "runs SessionLens's hooks")
     focus = load_prefs(folders.config).focus.strip()
     body = None if uninstall else (
         "You are compacting a coding session so that work can continue from your summary "
@@ -224,7 +234,23 @@ def _codex(home: Path, folders: UserFolders, uninstall: bool) -> list[FileChange
         "as written; say what the user asked last and what is left to do."
         + (f"\n\nThe user's standing focus: {focus}" if focus else "") + "\n")
     changes += _change(prompt, _read(prompt), body, "the prompt the config points at")
-    return changes + _hook_file(codex_home / "hooks.json", folders, "codex", uninstall)
+    return changes + hooks
+
+
+def _trust(codex_home: Path, hooks_json: str | None, toml_text: str) -> str:
+    """The trust block for our hooks in ``hooks_json``, less those config.toml already
+    trusts with the same hash (the user trusted them in Codex's own review)."""
+    hooks_path = codex_home / "hooks.json"
+    entries = list(codex_trust.ours_in(_json(hooks_path, hooks_json), _ours))
+    try:
+        state = tomllib.loads(toml_text).get("hooks", {}).get("state", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{codex_home / 'config.toml'}: not TOML ({exc})") from exc
+    where = str(hooks_path.resolve())
+    entries = [e for e in entries if not (
+        isinstance(state, dict) and isinstance(s := state.get(f"{where}:{e[0]}:{e[1]}:{e[2]}"),
+                                                dict) and s.get("trusted_hash") == e[3])]
+    return codex_trust.trust_block(hooks_path, entries) if entries else ""
 
 
 def plan_changes(agent: str, folders: UserFolders, *, home: Path | None = None,

@@ -46,6 +46,9 @@ class LiveParts:
     panel: LivePanel
     tab_index: int
     action: QAction
+    #: Says ``text`` in the status bar and, where the desktop has a tray, as a desktop
+    #: notification; clicking that runs the callable given (e.g. open the audit).
+    notify: Callable[[str, Callable[[], None] | None], None]
 
 
 def mount_live(window: MainWindow, session: SessionController, tasks: TaskRunner,
@@ -92,17 +95,30 @@ def mount_live(window: MainWindow, session: SessionController, tasks: TaskRunner
         if window.workbench.currentWidget() is panel:
             ctl.start()
 
-    def on_event(event: LiveEvent) -> None:
-        if event.kind != "compaction":
-            return
-        text = _tr("Compaction in %1: %2").replace("%1", event.path.name).replace(
-            "%2", event.verdict or event.detail)
+    clicked: list[Callable[[], None] | None] = [None]
+
+    def notify(text: str, on_click: Callable[[], None] | None = None) -> None:
         window.statusBar().showMessage(text, 15_000)
+        clicked[0] = on_click
         if tray is not None:
             tray.show()
             tray.showMessage(_tr("SessionLens"), text)
 
+    def on_tray_click() -> None:
+        if clicked[0] is not None:
+            clicked[0]()
+
+    def on_event(event: LiveEvent) -> None:
+        if event.kind != "compaction":
+            return
+        cid, path = event.compaction_id, event.path
+        notify(_tr("Compaction in %1: %2").replace("%1", event.path.name).replace(
+            "%2", event.verdict or event.detail),
+            None if cid is None else lambda: open_audit(path, cid))
+
+    if tray is not None:
+        tray.messageClicked.connect(on_tray_click)
     action.triggered.connect(show)
     window.workbench.currentChanged.connect(on_page)
     ctl.live_event.connect(on_event)
-    return LiveParts(ctl, panel, index, action)
+    return LiveParts(ctl, panel, index, action, notify)

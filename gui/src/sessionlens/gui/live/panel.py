@@ -61,7 +61,7 @@ class LivePanel(QWidget):
                  pin: Callable[[Path, str], None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._c, self._open_audit, self._pin = controller, open_audit, pin
-        self._alert: LiveEvent | None = None
+        self._alert: Callable[[], None] | None = None
         self.banner = QFrame()
         self.banner.setObjectName("liveBanner")
         self.banner.setFrameShape(QFrame.Shape.StyledPanel)
@@ -163,15 +163,22 @@ class LivePanel(QWidget):
     def _on_event(self, event: LiveEvent) -> None:
         if event.kind != "compaction":
             return
-        self._alert = event
-        self.banner_text.setText(self.tr("A compaction appeared in %1: %2").replace(
-            "%1", event.path.name).replace("%2", event.verdict or event.detail))
-        self.banner_open.setEnabled(event.compaction_id is not None)
+        path, cid = event.path, event.compaction_id
+        self.show_notice(self.tr("A compaction appeared in %1: %2").replace(
+            "%1", path.name).replace("%2", event.verdict or event.detail),
+            None if cid is None else lambda: self._open_audit(path, cid))
+
+    def show_notice(self, text: str, open_audit: Callable[[], None] | None) -> None:
+        """The banner: ``text``, and "Open its audit" running ``open_audit`` (disabled
+        without one). Compactions the watcher sees and those an integration journals."""
+        self._alert = open_audit
+        self.banner_text.setText(text)
+        self.banner_open.setEnabled(open_audit is not None)
         self.banner.show()
 
     def _on_open_audit(self) -> None:
-        if self._alert is not None and self._alert.compaction_id is not None:
-            self._open_audit(self._alert.path, self._alert.compaction_id)
+        if self._alert is not None:
+            self._alert()
 
     # ------------------------------------------------------------------ the next cut
 
