@@ -48,6 +48,7 @@ from sessionlens.engine.errors import (
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
 from sessionlens.engine.persist.continuation import refuse_second_successor
+from sessionlens.engine.persist.openclaw_store_lease import check_store_free
 from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
@@ -262,9 +263,12 @@ def run(args: argparse.Namespace) -> int:
         # refuse before spending a model call, not after: a format or mode SessionLens
         # cannot write, a lock another process holds, a continuation already written
         require_writable(transcript, args.write)
-        check_lock(transcript.path)
-        if not args.allow_second_successor:
-            refuse_second_successor(transcript.path)  # checked again under the lock
+        if transcript.format == "openclaw-sqlite":  # OpenClaw's leases, not a .lock file
+            check_store_free(transcript.path.parent)
+        else:
+            check_lock(transcript.path)
+            if not args.allow_second_successor:
+                refuse_second_successor(transcript.path)  # checked again under the lock
     # pins first: remembered even when there turns out to be nothing to compact yet
     state = user_folders(args.basedir).state
     pinned = add_pins(transcript, args.pin, state) if args.pin else load_pins(transcript, state)

@@ -86,6 +86,10 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     where the write itself would refuse, before anything is written.
     """
     require_writable(transcript, mode)
+    if transcript.format == "openclaw-sqlite":  # rows of OpenClaw's store, not a file
+        from .openclaw_store_plan import plan_store_write
+
+        return plan_store_write(transcript, record, now=now)
     data = read_unchanged_bytes(transcript)
     if transcript.format == "codex":
         return _plan_codex(transcript, data, record, now)

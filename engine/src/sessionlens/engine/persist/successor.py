@@ -42,13 +42,7 @@ from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.model import Entry, FileOps, Transcript
 
 from .codex_successor import require_codex_writable
-from .lines import (
-    dump_line,
-    entry_bytes,
-    entry_line,
-    header_line,
-    new_entry_id,
-)
+from .lines import dump_line, entry_bytes, entry_line, header_line, new_entry_id
 from .names import WriteNames, choose_names
 from .provenance import PROVENANCE_KEY, SummaryProvenance
 from .relink import depth_first, kept_ancestor, new_parents
@@ -184,6 +178,11 @@ def require_writable(transcript: Transcript, mode: str = "successor") -> None:
     gets a successor rollout of its own (``codex_successor``), never an append."""
     if transcript.format == "codex":
         require_codex_writable(transcript, mode)
+        return
+    if transcript.format == "openclaw-sqlite":  # OpenClaw's store: openclaw_store_plan
+        from .openclaw_store_plan import require_store_writable
+
+        require_store_writable(transcript, mode)
         return
     from .agent_writers import agent_writer
 

@@ -53,6 +53,7 @@ from .guard import (
     read_unchanged_bytes,
 )
 from .names import WriteNames, choose_names
+from .openclaw_store_write import write_store_compaction
 from .recovery import Journal, recover_interrupted_write, remove_journal, write_journal
 from .store_write import find_store, read_store_object, update_store
 from .successor import (
@@ -123,6 +124,10 @@ def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: 
                  allow_second_successor: bool = False) -> PostCompaction:
     """One write step on its own (no checkpoint, no store), under the lock, file unchanged."""
     require_writable(transcript, "append" if prepare is _prepare_append else "successor")
+    if transcript.format == "openclaw-sqlite":  # rows of OpenClaw's store (one transaction)
+        result = write_store_compaction(transcript, compaction, choose_names(transcript, now))
+        return PostCompaction(result.session_id or "", transcript.path,
+                              result.compaction_entry_id or "", result.first_kept_entry_id or "")
     if transcript.format == "codex":
         names = codex_names(transcript, now)
         target = write_codex_successor(transcript, compaction, names, sha256=sha256)
@@ -178,6 +183,8 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
     require_writable(transcript, mode)
+    if transcript.format == "openclaw-sqlite":  # rows of OpenClaw's store (one transaction)
+        return write_store_compaction(transcript, record, names or choose_names(transcript, now))
     if transcript.format == "codex":   # a new rollout beside the day's others; nothing else
         names = names or codex_names(transcript, now)
         target = write_codex_successor(transcript, record, names, sha256=sha256)
