@@ -48,8 +48,8 @@ from sessionlens.engine.errors import (
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
 from sessionlens.engine.persist.continuation import refuse_second_successor
-from sessionlens.engine.persist.openclaw_store_lease import check_store_free
 from sessionlens.engine.persist.dry_run import WritePlan
+from sessionlens.engine.persist.openclaw_store_lease import check_store_free
 from sessionlens.engine.persist.pins import add_pins, load_pins
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
 from sessionlens.engine.persist.successor import require_writable
