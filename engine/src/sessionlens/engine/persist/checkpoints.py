@@ -236,7 +236,11 @@ def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = No
     )
     from sessionlens.engine.load.reader import load_transcript
 
+    from .openclaw_store_undo import is_store_backup, undo_store_write
+
     source = Path(checkpoint_path).absolute()
+    if is_store_backup(source):  # OpenClaw's store: the backup goes back over it
+        return undo_store_write(source)
     transcript = load_transcript(source)
     require_writable(transcript)
     assert transcript.header is not None

@@ -30,9 +30,11 @@ from sessionlens.engine._io.atomic import atomic_write_bytes, fsync_directory
 from sessionlens.engine.errors import FileChangedError, PersistError
 
 from .openclaw_store_lease import holding_state_lock
+from .successor import WriteResult
 
-__all__ = ["BackupRecord", "backup_dir", "backup_name", "fingerprint", "read_backup_record",
-           "remove_backup", "restore_backup", "write_backup", "write_backup_record"]
+__all__ = ["BackupRecord", "backup_dir", "backup_name", "fingerprint", "is_store_backup",
+           "read_backup_record", "remove_backup", "restore_backup", "undo_store_write",
+           "write_backup", "write_backup_record"]
 
 FOLDER = "sessionlens-backups"
 _KEYS_ONLY = {
@@ -112,6 +114,12 @@ def read_backup_record(path: Path) -> BackupRecord:
         raise PersistError(record, f"not a SessionLens store backup record ({exc})") from exc
 
 
+def is_store_backup(path: Path) -> bool:
+    """Is ``path`` a backup of OpenClaw's store taken by SessionLens (with its record)?"""
+    p = Path(path)
+    return p.suffix == ".sqlite" and p.parent.name == FOLDER and _record_path(p).is_file()
+
+
 def remove_backup(backup: Path) -> None:
     for path in (backup, _record_path(backup)):
         with contextlib.suppress(OSError):
@@ -165,3 +173,14 @@ def restore_backup(path: Path) -> BackupRecord:
         finally:
             con.close()
     return rec
+
+
+def undo_store_write(path: Path) -> WriteResult:
+    """``restore_backup`` as the write path reports it (``restore CHECKPOINT``, the app's
+    Undo): the store is written; ``successor_path`` is the session to open again."""
+    rec = restore_backup(path)
+    return WriteResult(written=(rec.database,), successor_path=rec.database / rec.session_id,
+                       session_id=rec.session_id,
+                       notes=(f"{rec.database.name} restored from {rec.backup.name}: the "
+                              f"compaction {rec.compaction_id} and everything written with it "
+                              "are gone",))
