@@ -234,3 +234,11 @@ def test_a_live_lease_refuses_and_a_stale_one_does_not(tmp_path: Path) -> None:
     with pytest.raises(LockHeldError, match=f"process {os.getpid()}"):
         write_store_compaction(t, _record(), choose_names(t))
     assert db.read_bytes() == before and not (db.parent / "sessionlens-backups").exists()
+
+
+def test_a_lone_surrogate_is_escaped_as_json_stringify_does() -> None:
+    from sessionlens.engine.persist.openclaw_store_rows import event_json_text
+
+    text = event_json_text({"type": "compaction", "summary": "x\ud800y é"})
+    assert text == '{"type":"compaction","summary":"x\\ud800y é"}'
+    assert event_payload({"type": "compaction", "summary": "\ud83d" * 2000}).event_zstd is None

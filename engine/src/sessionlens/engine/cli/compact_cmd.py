@@ -112,7 +112,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--cut", metavar="ENTRY_ID", help="cut here (moved to the nearest valid point)")
     p.add_argument("--write", choices=("none", "successor", "append"), default="none",
                    help="none (default): print only; successor: new file + checkpoint; "
-                        "append: add the compaction to FILE itself")
+                        "append: add the compaction to FILE itself (for a session of "
+                        "OpenClaw's SQLite store DB/SESSION: into the store, as OpenClaw's "
+                        "compactor does, after a backup)")
     p.add_argument("--accept-failed-audit", action="store_true",
                    help="write even when the summary fails its audit (default: refuse, exit 3)")
     p.add_argument("--allow-second-successor", action="store_true",

@@ -26,6 +26,7 @@ Pure: nothing here opens or writes a database.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,6 +38,7 @@ __all__ = ["MIN_COMPRESS_BYTES", "Payload", "accounting_patch", "compaction_even
            "compaction_navigation", "event_json_text", "event_payload", "iso_ms"]
 
 MIN_COMPRESS_BYTES = 1024
+_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_EVENT_BYTES = 4 * 1024 * 1024
 MAX_NAVIGATION_BYTES = 16384
 #: ``MODEL_CONTEXT_NAVIGATION_KEYS`` and its first part, ``TRANSCRIPT_NAVIGATION_KEYS``.
@@ -61,8 +63,9 @@ class Payload:
 
 
 def _dumps(value: Any) -> str:
-    """``JSON.stringify``: compact, non-ASCII as is."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """``JSON.stringify``: compact, non-ASCII as is, a lone surrogate as ``\\udxxx``."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def event_json_text(event: Mapping[str, Any]) -> str:

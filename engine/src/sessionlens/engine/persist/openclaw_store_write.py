@@ -44,6 +44,7 @@ from .openclaw_store_rows import (
     Payload,
     accounting_patch,
     compaction_event,
+    event_json_text,
     event_payload,
     iso_ms,
 )
@@ -234,7 +235,7 @@ def _apply(con: sqlite3.Connection, w: StoreWrite, now_ms: int) -> None:
                        "session_key = ?", (w.session_key,)) is not None
     after = accounting_patch(w.entry, w.event.get("tokensAfter"), now_ms)
     con.execute("UPDATE session_nodes SET entry_json = ?, updated_at = ? WHERE session_key = ?",
-                (json.dumps(after, ensure_ascii=False, separators=(",", ":")), now_ms,
+                (event_json_text(after), now_ms,
                  w.session_key))
     if valid == 1 and not was_pending:
         # the row was valid and only its accounting changed: OpenClaw's own session-row
@@ -280,7 +281,7 @@ def session_bytes(con: sqlite3.Connection, session_id: str, extra: dict[str, Any
     lines = [decode_event(t, z, n) for t, z, n in con.execute(
         "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE "
         "session_id = ? ORDER BY seq", (session_id,))]
-    lines.append(json.dumps(extra, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    lines.append(event_json_text(extra).encode("utf-8"))
     return b"\n".join(lines) + b"\n"
 
 
