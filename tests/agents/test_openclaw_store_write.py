@@ -189,3 +189,49 @@ def test_openclaw_resumes_after_the_write_with_the_summary_and_kept_entries(
     assert [r for r, _ in got[1:]] == ["user", "assistant", "user"]
     assert got[1][1].endswith(said[1][1]) and got[2][1] == said[2][1]
     assert got[3][1].endswith("next")
+    # OpenClaw appended the turn after our rows and kept its forward index: nothing to rebuild
+    con = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
+    try:
+        last, = con.execute("SELECT max(seq) FROM transcript_events WHERE session_id = 'alpha'"
+                            ).fetchone()
+        state = con.execute("SELECT indexed_seq, needs_rebuild, active_event_count FROM "
+                            "session_transcript_index_state WHERE session_id = 'alpha'"
+                            ).fetchone()
+        active, = con.execute("SELECT count(*) FROM session_transcript_active_events WHERE "
+                              "session_id = 'alpha'").fetchone()
+    finally:
+        con.close()
+    assert last > 26 and state == (last, 0, active)
+    assert _entry(db)["compactionCount"] == 4
+
+
+@pytest.mark.slow
+def test_openclaws_own_compactor_builds_on_the_compaction_sessionlens_wrote(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``/compact`` through OpenClaw's gateway after SessionLens's write: OpenClaw's compactor
+    takes SessionLens's compaction as the previous one (its new compaction follows it and
+    carries its summary on) and keeps its index whole."""
+    home = tmp_path / "home"
+    db = unpack_store(home)
+    code, out, _ = _compact(db, capsys)
+    assert code == 0
+    ours = load_transcript(db / "alpha").leaf_id
+    with ScriptedModel(oc.Responder()) as model:
+        run = oc.OpenClawRun(home, model)
+        with run.gateway() as gate:
+            sent = gate.send("alpha", "/compact Focus on the room")
+        assert sent.get("wait", {}).get("status") == "ok", "\n".join(run.log)
+    after = load_transcript(db / "alpha")
+    theirs = [e for e in after.entries if e.type == "compaction"][-1]
+    assert theirs.id != ours and theirs.parent_id == ours
+    assert out["summary"].splitlines()[1] in str(theirs.summary)  # carried on
+    con = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
+    try:
+        last, = con.execute("SELECT max(seq) FROM transcript_events WHERE session_id = 'alpha'"
+                            ).fetchone()
+        state = con.execute("SELECT indexed_seq, needs_rebuild FROM "
+                            "session_transcript_index_state WHERE session_id = 'alpha'"
+                            ).fetchone()
+    finally:
+        con.close()
+    assert state == (last, 0)
