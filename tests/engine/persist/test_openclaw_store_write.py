@@ -242,3 +242,20 @@ def test_a_lone_surrogate_is_escaped_as_json_stringify_does() -> None:
     text = event_json_text({"type": "compaction", "summary": "x\ud800y é"})
     assert text == '{"type":"compaction","summary":"x\\ud800y é"}'
     assert event_payload({"type": "compaction", "summary": "\ud83d" * 2000}).event_zstd is None
+
+
+def test_the_lineage_undo_names_the_backup_and_restore_puts_it_back(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sessionlens.engine.persist.undo import plan_undo
+
+    db = unpack_store(tmp_path)
+    t = load_transcript(db / "alpha")
+    result = write_store_compaction(t, _record(), choose_names(t))
+    assert result.checkpoint_path is not None
+    with pytest.raises(PersistError, match="sessionlens restore") as caught:
+        plan_undo(load_transcript(db / "alpha"))
+    assert str(result.checkpoint_path) in str(caught.value)
+    assert main(["restore", str(result.checkpoint_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["written"] == [str(db)]
+    assert load_transcript(db / "alpha").leaf_id == ALPHA_LEAF

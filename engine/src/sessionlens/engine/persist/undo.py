@@ -111,9 +111,17 @@ def plan_undo(transcript: Transcript, compaction_id: str | None = None) -> UndoP
                            f"session beside {Path(own['original']).name}, which was never "
                            f"changed: to go back, resume that session "
                            f"({own.get('originalSessionId') or 'its id is its file name'})")
+    name = own.get("checkpoint")
+    if transcript.format == "openclaw-sqlite":  # a backup of the whole store, not a file
+        from .openclaw_store_undo import backup_dir
+
+        raise PersistError(transcript.path, f"compaction {compaction_id} was written into "
+                           "OpenClaw's store: `sessionlens restore "
+                           f"{backup_dir(transcript.path.parent) / str(name)}` puts the store "
+                           "back as it was (refused while OpenClaw holds the store, or once "
+                           "it wrote to it since)")
     folder = transcript.path.absolute().parent
     store = find_store(folder)
-    name = own.get("checkpoint")
     checkpoint = folder / Path(name).name if isinstance(name, str) and name else \
         _from_store(store, compaction_id)
     if checkpoint is not None and not checkpoint.is_absolute():
