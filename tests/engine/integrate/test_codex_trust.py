@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from sessionlens.engine._io.folders import user_folders
+from sessionlens.engine.agents.codex.hooks import notify
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.integrate import codex_trust
-from sessionlens.engine.agents.codex.hooks import notify
 from sessionlens.engine.integrate.install import apply_changes, plan_changes
 from sessionlens.engine.integrate.journal import read_journal
 

@@ -121,10 +121,9 @@ if TYPE_CHECKING:
         store_window_for,
     )
     from .persist.checkpoints import CHECKPOINT_MARK
-    from .persist.dry_run import PlannedFile, WritePlan
     from .persist.pins import PinSet, add_pins, load_pins, remove_pins
     from .persist.provenance import SummaryProvenance
-    from .persist.record import CompactionRecord, WriteResult
+    from .persist.record import CompactionRecord, PlannedFile, WritePlan, WriteResult
     from .persist.restore import RestorePlan, plan_restore, restore_checkpoint
     from .persist.store_write import find_store
     from .persist.successor import require_writable
@@ -305,10 +304,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "config_for", "open_transcript", "resolve_settings", "store_beside_for", "store_window_for",
     ),
     ".persist.checkpoints": ("CHECKPOINT_MARK",),
-    ".persist.dry_run": ("PlannedFile", "WritePlan"),
     ".persist.pins": ("PinSet", "add_pins", "load_pins", "remove_pins"),
     ".persist.provenance": ("SummaryProvenance",),
-    ".persist.record": ("CompactionRecord", "WriteResult"),
+    ".persist.record": ("CompactionRecord", "PlannedFile", "WritePlan", "WriteResult"),
     ".persist.restore": ("RestorePlan", "plan_restore", "restore_checkpoint"),
     ".persist.store_write": ("find_store",),
     ".persist.successor": ("require_writable",),

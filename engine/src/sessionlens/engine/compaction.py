@@ -30,9 +30,9 @@ from .contract.pinned import PinnedText, pinned_texts, with_pinned
 from .contract.templates import IdentifierPolicy
 from .errors import AuditGateError, PersistError
 from .model import Transcript
-from .persist.dry_run import WritePlan, plan_write
+from .persist.dry_run import plan_write
 from .persist.provenance import SummaryProvenance
-from .persist.record import CompactionRecord, WriteResult
+from .persist.record import CompactionRecord, WritePlan, WriteResult
 from .persist.successor import PI_FORMATS, successor_removed_ids
 from .persist.writer import WriteMode, write_compaction
 from .plan.compaction_plan import CompactionPlan

@@ -66,6 +66,9 @@ class AgentRelease:
     #: ``module:attribute`` of its ``persist.agent_writers.RolloutWriter``, when its successor
     #: is a new session of its own written outside the generic path (Codex).
     successor: str | None = None
+    #: ``module:attribute`` of its ``persist.agent_writers.StoreWriter``, when its sessions
+    #: live in a database a compaction is written into as rows (OpenClaw's store).
+    store: str | None = None
     #: The module answering the agent's hook commands (``sessionlens hook AGENT EVENT``).
     hooks: str | None = None
     #: The module reading the agent's own settings beside its files.

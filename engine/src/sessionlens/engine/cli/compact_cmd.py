@@ -47,9 +47,10 @@ from sessionlens.engine.errors import (
 )
 from sessionlens.engine.model import Transcript
 from sessionlens.engine.opened import FIGURE_LABELS, open_transcript
+from sessionlens.engine.persist.agent_writers import store_writer
 from sessionlens.engine.persist.continuation import refuse_second_successor
-from sessionlens.engine.persist.dry_run import WritePlan
 from sessionlens.engine.persist.pins import add_pins, load_pins
+from sessionlens.engine.persist.record import WritePlan
 from sessionlens.engine.persist.retry_storms import RETRY_WINDOW_MS
 from sessionlens.engine.persist.successor import require_writable
 from sessionlens.engine.persist.writer import WriteMode, check_lock
@@ -111,7 +112,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--cut", metavar="ENTRY_ID", help="cut here (moved to the nearest valid point)")
     p.add_argument("--write", choices=("none", "successor", "append"), default="none",
                    help="none (default): print only; successor: new file + checkpoint; "
-                        "append: add the compaction to FILE itself")
+                        "append: add the compaction to FILE itself (for a session of "
+                        "OpenClaw's SQLite store DB/SESSION: into the store, as OpenClaw's "
+                        "compactor does, after a backup)")
     p.add_argument("--accept-failed-audit", action="store_true",
                    help="write even when the summary fails its audit (default: refuse, exit 3)")
     p.add_argument("--allow-second-successor", action="store_true",
@@ -262,9 +265,13 @@ def run(args: argparse.Namespace) -> int:
         # refuse before spending a model call, not after: a format or mode SessionLens
         # cannot write, a lock another process holds, a continuation already written
         require_writable(transcript, args.write)
-        check_lock(transcript.path)
-        if not args.allow_second_successor:
-            refuse_second_successor(transcript.path)  # checked again under the lock
+        database = store_writer(transcript.format)
+        if database is not None:  # the agent's own holds on its database, not a .lock file
+            database.check_free(transcript)
+        else:
+            check_lock(transcript.path)
+            if not args.allow_second_successor:
+                refuse_second_successor(transcript.path)  # checked again under the lock
     # pins first: remembered even when there turns out to be nothing to compact yet
     state = user_folders(args.basedir).state
     pinned = add_pins(transcript, args.pin, state) if args.pin else load_pins(transcript, state)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from sessionlens.engine.agents.releases import agent_for_format, load_named
+from sessionlens.engine.agents.releases import AGENTS, agent_for_format, load_named
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from sessionlens.engine.model import Transcript
 
     from .names import WriteNames
-    from .record import CompactionRecord, SuccessorContent
+    from .record import CompactionRecord, SuccessorContent, WritePlan, WriteResult
 
-__all__ = ["AgentWriter", "RolloutWriter", "agent_writer", "rollout_writer"]
+__all__ = ["AgentWriter", "RolloutWriter", "StoreWriter", "agent_writer", "rollout_writer",
+           "store_backup_writer", "store_writer"]
 
 
 class AgentWriter(Protocol):
@@ -83,3 +84,54 @@ def rollout_writer(fmt: str) -> RolloutWriter | None:
         return None
     writer: RolloutWriter = load_named(release.successor)
     return writer
+
+
+class StoreWriter(Protocol):
+    """An agent whose sessions are rows of its own database (OpenClaw's store): a compaction
+    is appended in one transaction after a backup, the session keeps its identity, and the
+    backup is what an undo restores (no successor file, checkpoint or session store)."""
+
+    #: The agent's name, as messages say it.
+    agent: str
+
+    def require_writable(self, transcript: Transcript, mode: str) -> None:
+        """Raise PersistError where this write cannot be done."""
+
+    def check_free(self, transcript: Transcript) -> None:
+        """Raise LockHeldError now if the agent holds the database (before a model call)."""
+
+    def plan(self, transcript: Transcript, record: CompactionRecord,
+             now: datetime | None) -> WritePlan:
+        """The dry run: what will be written where (nothing written)."""
+
+    def write(self, transcript: Transcript, record: CompactionRecord,
+              names: WriteNames) -> WriteResult:
+        """Back up, then write the compaction's rows in one transaction."""
+
+    def is_backup(self, path: Path) -> bool:
+        """Whether ``path`` is a backup this writer took (what ``restore`` takes)."""
+
+    def undo(self, backup: Path) -> WriteResult:
+        """Put the backup back over the database."""
+
+    def undo_hint(self, transcript: Transcript, compaction_id: str, backup_name: str) -> str:
+        """How to undo a compaction written into the database, in words."""
+
+
+def store_writer(fmt: str) -> StoreWriter | None:
+    """The database writer of the agent that writes ``fmt`` sessions, or None."""
+    release = agent_for_format(fmt)
+    if release is None or release.store is None:
+        return None
+    writer: StoreWriter = load_named(release.store)
+    return writer
+
+
+def store_backup_writer(path: Path) -> StoreWriter | None:
+    """The database writer whose backup ``path`` is, or None (a checkpoint file)."""
+    for release in AGENTS.values():
+        if release.store is not None:
+            writer: StoreWriter = load_named(release.store)
+            if writer.is_backup(path):
+                return writer
+    return None

@@ -10,7 +10,7 @@ successor leaves out, and "tokens after" as ``inspect`` will report it on the wr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -22,59 +22,16 @@ from sessionlens.engine.model import Transcript
 from sessionlens.engine.tokens.context import context_estimate
 from sessionlens.engine.tokens.estimate import estimate_entry_tokens
 
-from .agent_writers import RolloutWriter, agent_writer, rollout_writer
+from .agent_writers import RolloutWriter, agent_writer, rollout_writer, store_writer
 from .checkpoints import checkpoint_path_for, compacted_since_load, moved_on_from
 from .continuation import existing_successors
 from .guard import read_unchanged_bytes
-from .names import WriteNames, choose_names
-from .record import CompactionRecord
-from .retry_storms import RetryCopy
+from .names import choose_names
+from .record import CompactionRecord, PlannedFile, WritePlan
 from .store_write import find_store, matching_session_keys, read_store_object
 from .successor import appended_bytes, build_successor, require_writable
 
-__all__ = ["PlannedFile", "WritePlan", "plan_write"]
-
-FileKind = Literal["checkpoint", "successor", "append", "store"]
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedFile:
-    """One file the write will create or change, and what it will hold."""
-
-    kind: FileKind
-    path: Path
-    note: str
-
-
-@dataclass(frozen=True, slots=True)
-class WritePlan:
-    """Everything one compaction write will do, decided and measured before it runs."""
-
-    mode: Literal["successor", "append"]
-    names: WriteNames
-    #: The record to write: as given, with ``tokens_after`` set to the measured figure.
-    record: CompactionRecord
-    files: tuple[PlannedFile, ...]
-    #: ``firstKeptEntryId`` as the written file will hold it.
-    first_kept_entry_id: str
-    compaction_entry_id: str
-    #: Session id of the file that will hold the compaction.
-    session_id: str
-    tokens_before: int
-    #: pi's context estimate of the written file (what ``inspect`` will say).
-    tokens_after: int
-    #: Entries of the original a successor leaves out (0 for an append).
-    entries_removed: int
-    #: Unanswered copies of a retry storm the successor leaves out.
-    dropped_retry_copies: tuple[RetryCopy, ...] = ()
-    #: The successor the original already has (its newest): writing makes a second
-    #: continuation, refused unless the user allows it.
-    existing_successor: Path | None = None
-
-    @property
-    def written_paths(self) -> tuple[Path, ...]:
-        return tuple(f.path for f in self.files)
-
+__all__ = ["plan_write"]
 
 def plan_write(transcript: Transcript, record: CompactionRecord,
                mode: Literal["successor", "append"] = "successor", *,
@@ -86,6 +43,9 @@ def plan_write(transcript: Transcript, record: CompactionRecord,
     where the write itself would refuse, before anything is written.
     """
     require_writable(transcript, mode)
+    database = store_writer(transcript.format)
+    if database is not None:  # rows of an agent's database (OpenClaw's store), not a file
+        return database.plan(transcript, record, now)
     data = read_unchanged_bytes(transcript)
     own = rollout_writer(transcript.format)
     if own is not None:

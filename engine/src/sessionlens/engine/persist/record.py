@@ -1,18 +1,21 @@
 """What a compaction write is given and gives back, shared by every writer: the run's
 decisions (``CompactionRecord``), a successor built in memory (``SuccessorContent``) and the
-files a step wrote (``WriteResult``)."""
+files a step wrote (``WriteResult``), and a write's dry run (``WritePlan``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from sessionlens.engine.model import FileOps
 
+from .names import WriteNames
 from .provenance import SummaryProvenance
 from .retry_storms import RetryCopy
 
-__all__ = ["CompactionRecord", "SuccessorContent", "WriteResult"]
+__all__ = ["CompactionRecord", "FileKind", "PlannedFile", "SuccessorContent", "WritePlan",
+           "WriteResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +87,45 @@ class SuccessorContent:
 
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
+
+
+FileKind = Literal["checkpoint", "successor", "append", "store"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedFile:
+    """One file the write will create or change, and what it will hold."""
+
+    kind: FileKind
+    path: Path
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class WritePlan:
+    """Everything one compaction write will do, decided and measured before it runs."""
+
+    mode: Literal["successor", "append"]
+    names: WriteNames
+    #: The record to write: as given, with ``tokens_after`` set to the measured figure.
+    record: CompactionRecord
+    files: tuple[PlannedFile, ...]
+    #: ``firstKeptEntryId`` as the written file will hold it.
+    first_kept_entry_id: str
+    compaction_entry_id: str
+    #: Session id of the file that will hold the compaction.
+    session_id: str
+    tokens_before: int
+    #: pi's context estimate of the written file (what ``inspect`` will say).
+    tokens_after: int
+    #: Entries of the original a successor leaves out (0 for an append).
+    entries_removed: int
+    #: Unanswered copies of a retry storm the successor leaves out.
+    dropped_retry_copies: tuple[RetryCopy, ...] = ()
+    #: The successor the original already has (its newest): writing makes a second
+    #: continuation, refused unless the user allows it.
+    existing_successor: Path | None = None
+
+    @property
+    def written_paths(self) -> tuple[Path, ...]:
+        return tuple(f.path for f in self.files)

@@ -13,6 +13,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.lineage.chain import read_header
 from sessionlens.engine.load.reader import load_transcript
 
+from .agent_writers import store_backup_writer
 from .checkpoints import store_file_value
 from .guard import read_unchanged_bytes
 from .lines import header_line, iso_timestamp, new_session_id, session_file_name
@@ -67,6 +68,9 @@ def restore_checkpoint(checkpoint_path: Path | str, *, now: datetime | None = No
     the agent continues from the restored history, not from the undone compaction).
     """
     source = Path(checkpoint_path).absolute()
+    database = store_backup_writer(source)
+    if database is not None:  # an agent's database: its backup goes back over it
+        return database.undo(source)
     transcript = load_transcript(source)
     require_writable(transcript)
     assert transcript.header is not None

@@ -39,7 +39,7 @@ from sessionlens.engine.errors import PersistError
 from sessionlens.engine.load.formats.catalog import agent_name
 from sessionlens.engine.model import Entry, Transcript
 
-from .agent_writers import agent_writer, rollout_writer
+from .agent_writers import agent_writer, rollout_writer, store_writer
 from .checkpoints import checkpoint_path_for
 from .lines import (
     dump_line,
@@ -113,6 +113,10 @@ def require_writable(transcript: Transcript, mode: str = "successor") -> None:
     own = rollout_writer(transcript.format)
     if own is not None:
         own.require_writable(transcript, mode)
+        return
+    database = store_writer(transcript.format)
+    if database is not None:  # an agent's database (OpenClaw's store): its own rows
+        database.require_writable(transcript, mode)
         return
     writer = agent_writer(transcript.format)
     if writer is not None:

@@ -21,6 +21,7 @@ import orjson
 from sessionlens.engine.errors import PersistError
 from sessionlens.engine.model import Transcript
 
+from .agent_writers import store_writer
 from .record import WriteResult
 from .restore import RestorePlan, plan_restore, restore_checkpoint
 from .store_write import find_store, matching_session_keys, read_store_object
@@ -111,9 +112,13 @@ def plan_undo(transcript: Transcript, compaction_id: str | None = None) -> UndoP
                            f"session beside {Path(own['original']).name}, which was never "
                            f"changed: to go back, resume that session "
                            f"({own.get('originalSessionId') or 'its id is its file name'})")
+    name = own.get("checkpoint")
+    database = store_writer(transcript.format)
+    if database is not None:  # a backup of the whole database, not a file
+        raise PersistError(transcript.path,
+                           database.undo_hint(transcript, str(compaction_id), str(name)))
     folder = transcript.path.absolute().parent
     store = find_store(folder)
-    name = own.get("checkpoint")
     checkpoint = folder / Path(name).name if isinstance(name, str) and name else \
         _from_store(store, compaction_id)
     if checkpoint is not None and not checkpoint.is_absolute():

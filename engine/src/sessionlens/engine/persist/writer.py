@@ -32,7 +32,7 @@ from sessionlens.engine._io.atomic import (
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.model import Transcript
 
-from .agent_writers import agent_writer, rollout_writer
+from .agent_writers import agent_writer, rollout_writer, store_writer
 from .checkpoints import (
     PostCompaction,
     checkpoint_store_edit,
@@ -117,6 +117,11 @@ def _write_alone(transcript: Transcript, compaction: CompactionRecord, prepare: 
                  allow_second_successor: bool = False) -> PostCompaction:
     """One write step on its own (no checkpoint, no store), under the lock, file unchanged."""
     require_writable(transcript, "append" if prepare is _prepare_append else "successor")
+    database = store_writer(transcript.format)
+    if database is not None:  # rows of an agent's database (one transaction)
+        result = database.write(transcript, compaction, choose_names(transcript, now))
+        return PostCompaction(result.session_id or "", transcript.path,
+                              result.compaction_entry_id or "", result.first_kept_entry_id or "")
     own = rollout_writer(transcript.format)
     if own is not None:
         names = own.names(transcript, now)
@@ -173,6 +178,9 @@ def write_compaction(transcript: Transcript, record: CompactionRecord,
     if mode not in ("successor", "append"):
         raise PersistError(transcript.path, f"unknown write mode {mode!r}")
     require_writable(transcript, mode)
+    database = store_writer(transcript.format)
+    if database is not None:  # rows of an agent's database (one transaction)
+        return database.write(transcript, record, names or choose_names(transcript, now))
     own = rollout_writer(transcript.format)
     if own is not None:   # a new session beside the day's others; nothing else
         names = names or own.names(transcript, now)

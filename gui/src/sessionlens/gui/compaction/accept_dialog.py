@@ -130,6 +130,8 @@ class AcceptDialog(QDialog):
                                               "the original stays as it is"))
         self.append = QRadioButton(self.tr("Append to the original transcript (modifies it)"))
         self.successor.setChecked(True)
+        if record.write_plan("successor") is None and record.write_plan("append") is not None:
+            self.append.setChecked(True)  # e.g. OpenClaw's store: its compactor appends
         group = QButtonGroup(self)
         group.addButton(self.successor)
         group.addButton(self.append)

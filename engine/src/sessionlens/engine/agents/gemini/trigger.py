@@ -22,9 +22,8 @@ from typing import Any
 
 import orjson
 
-from sessionlens.engine.model import Entry
-
 from sessionlens.engine.load.formats.entry_chain import Chain, as_dict, freeze
+from sessionlens.engine.model import Entry
 
 __all__ = ["DEFAULT_SHARE", "compression_share", "estimate", "mark_triggers", "token_limit"]
 
