@@ -27,7 +27,7 @@ import pytest
 from agents.drivers import openclaw as oc
 from fixtures.openclaw_store import ALPHA_LEAF, unpack_store
 from fixtures.scripted_model import ScriptedModel
-from sessionlens.engine.agents.openclaw.store_write import write_store_compaction
+from sessionlens.engine.agents.openclaw.sqlite_write import write_store_compaction
 from sessionlens.engine.cli import main
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.persist.names import choose_names

@@ -13,10 +13,10 @@ import pytest
 import zstandard
 
 from fixtures.openclaw_store import ALPHA_LEAF, append_events, unpack_store, user_event
-from sessionlens.engine.agents.openclaw.store_lease import check_store_free, state_db_path
-from sessionlens.engine.agents.openclaw.store_rows import compaction_navigation, event_payload
-from sessionlens.engine.agents.openclaw.store_undo import restore_backup
-from sessionlens.engine.agents.openclaw.store_write import write_store_compaction
+from sessionlens.engine.agents.openclaw.sqlite_lease import check_store_free, state_db_path
+from sessionlens.engine.agents.openclaw.sqlite_rows import compaction_navigation, event_payload
+from sessionlens.engine.agents.openclaw.sqlite_undo import restore_backup
+from sessionlens.engine.agents.openclaw.sqlite_write import write_store_compaction
 from sessionlens.engine.cli import main
 from sessionlens.engine.errors import FileChangedError, LockHeldError, PersistError
 from sessionlens.engine.load.reader import load_transcript
@@ -237,7 +237,7 @@ def test_a_live_lease_refuses_and_a_stale_one_does_not(tmp_path: Path) -> None:
 
 
 def test_a_lone_surrogate_is_escaped_as_json_stringify_does() -> None:
-    from sessionlens.engine.agents.openclaw.store_rows import event_json_text
+    from sessionlens.engine.agents.openclaw.sqlite_rows import event_json_text
 
     text = event_json_text({"type": "compaction", "summary": "x\ud800y é"})
     assert text == '{"type":"compaction","summary":"x\\ud800y é"}'

@@ -14,7 +14,7 @@ RELEASE = AgentRelease(
     agent="openclaw", name="OpenClaw", package="openclaw", pinned="2026.9.6",
     covers="OpenClaw 2026.9.x (v3 session files, and since 2026.8 its SQLite store)",
     readers=MappingProxyType({"openclaw-sqlite": f"{_HERE}.openclaw_store"}),
-    store=f"{_HERE}.store_writer:STORE_WRITER",
+    store=f"{_HERE}.sqlite_writer:STORE_WRITER",
     rules=(
         RuleRelease(
             "openclaw-2026.9", "openclaw 2026.9.6 (agent-core compaction.ts, "

@@ -2,17 +2,17 @@
 
 OpenClaw 2026.9 keeps the session's identity when it compacts: it appends one ``compaction``
 event to the session's ``transcript_events`` and updates the rows derived from it and the
-session row's accounting (``store_rows`` lists them). SessionLens does the same, in
+session row's accounting (``sqlite_rows`` lists them). SessionLens does the same, in
 one transaction, with the mode the JSONL files call ``append`` (a successor session is
 refused: OpenClaw 2026.9 never makes one). In order:
 
-1. OpenClaw's state database is locked and its leases read (``store_lease``): while
+1. OpenClaw's state database is locked and its leases read (``sqlite_lease``): while
    any OpenClaw process holds the agent database, nothing is written.
 2. ``BEGIN IMMEDIATE`` on the store (SQLite's write lock; OpenClaw waits on it like on any
    writer). The session must still be as it was loaded (same last ``seq``, same leaf), the
    key's current window, not running, not moved to cold storage, and OpenClaw's index of it
    complete; otherwise nothing is written and the reason is said.
-3. A backup of the whole database through SQLite's backup API (``store_undo``),
+3. A backup of the whole database through SQLite's backup API (``sqlite_undo``),
    written and synced before the first row changes.
 4. The rows, then COMMIT. Any failure rolls the transaction back: the store is unchanged.
 
@@ -40,9 +40,10 @@ from sessionlens.engine.persist.record import CompactionRecord, WriteResult
 from sessionlens.engine.persist.successor import build_compaction_entry
 from sessionlens.engine.tokens.context import context_estimate
 
-from . import store_undo as undo
-from .store_lease import holding_state_lock
-from .store_rows import (
+from . import sqlite_undo as undo
+from .sqlite_connect import connect_store
+from .sqlite_lease import holding_state_lock
+from .sqlite_rows import (
     Payload,
     accounting_patch,
     compaction_event,
@@ -51,11 +52,10 @@ from .store_rows import (
     iso_ms,
 )
 
-__all__ = ["STORE_FORMAT", "StoreWrite", "build_store_write", "connect_store", "store_names",
+__all__ = ["STORE_FORMAT", "StoreWrite", "build_store_write", "store_names",
            "store_of", "write_store_compaction"]
 
 STORE_FORMAT = "openclaw-sqlite"
-_NATIVE_OCTET_LENGTH = sqlite3.sqlite_version_info >= (3, 43, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,26 +112,6 @@ def store_names(names: WriteNames) -> WriteNames:
     if len(names.compaction_entry_id) == 36:
         return names
     return replace(names, compaction_entry_id=new_uuid())
-
-
-def _octet_length(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bytes | bytearray | memoryview):
-        return len(bytes(value))
-    return len(str(value).encode("utf-8"))
-
-
-def connect_store(db: Path, timeout_s: float = 5.0) -> sqlite3.Connection:
-    """A read-write connection in autocommit mode (transactions are explicit)."""
-    if not db.is_file():
-        raise PersistError(db, "the OpenClaw store does not exist; nothing was written")
-    con = sqlite3.connect(f"{db.absolute().as_uri()}?mode=rw", uri=True, timeout=timeout_s,
-                          isolation_level=None)
-    if not _NATIVE_OCTET_LENGTH:
-        con.create_function("octet_length", 1, _octet_length, deterministic=True)
-    con.execute("PRAGMA foreign_keys = ON")
-    return con
 
 
 def _one(con: sqlite3.Connection, sql: str, args: tuple[Any, ...]) -> tuple[Any, ...] | None:

@@ -16,16 +16,16 @@ from sessionlens.engine.model import Transcript
 from sessionlens.engine.persist.names import WriteNames
 from sessionlens.engine.persist.record import CompactionRecord, WritePlan, WriteResult
 
-from .store_lease import check_store_free
-from .store_plan import plan_store_write, require_store_writable
-from .store_undo import backup_dir, is_store_backup, undo_store_write
-from .store_write import write_store_compaction
+from .sqlite_lease import check_store_free
+from .sqlite_plan import plan_store_write, require_store_writable
+from .sqlite_undo import backup_dir, is_store_backup, undo_store_write
+from .sqlite_write import write_store_compaction
 
 __all__ = ["STORE_WRITER"]
 
 
 class _OpenClawStore:
-    """Writes, plans and undoes a compaction in OpenClaw's store (see ``store_write``)."""
+    """Writes, plans and undoes a compaction in OpenClaw's store (see ``sqlite_write``)."""
 
     agent = "OpenClaw"
 

@@ -17,8 +17,8 @@ from sessionlens.engine.model import Transcript
 from sessionlens.engine.persist.names import choose_names
 from sessionlens.engine.persist.record import CompactionRecord, PlannedFile, WritePlan
 
-from .store_lease import holding_state_lock
-from .store_write import build_store_write, measured_after, store_names, store_of
+from .sqlite_lease import holding_state_lock
+from .sqlite_write import build_store_write, measured_after, store_names, store_of
 
 __all__ = ["plan_store_write", "require_store_writable", "store_refusal"]
 

@@ -8,7 +8,7 @@ store exactly as it was; WAL content included) to
 as the write left it.
 
 Undo restores the backup over the store (the backup API again), under the same rules as the
-write: no OpenClaw process may hold the store (``store_lease``), and the store must
+write: no OpenClaw process may hold the store (``sqlite_lease``), and the store must
 be exactly as the compaction left it (the fingerprint): if OpenClaw wrote anything since,
 restoring would lose that, so nothing is restored and the reason is said. The fingerprint
 hashes every row of every ordinary table, except that ``transcript_events`` and
@@ -30,7 +30,8 @@ from sessionlens.engine._io.atomic import atomic_write_bytes, fsync_directory
 from sessionlens.engine.errors import FileChangedError, PersistError
 from sessionlens.engine.persist.record import WriteResult
 
-from .store_lease import holding_state_lock
+from .sqlite_connect import connect_store
+from .sqlite_lease import holding_state_lock
 
 __all__ = ["BackupRecord", "backup_dir", "backup_name", "fingerprint", "is_store_backup",
            "read_backup_record", "remove_backup", "restore_backup", "undo_store_write",
@@ -146,8 +147,6 @@ def restore_backup(path: Path) -> BackupRecord:
 
     Refuses (nothing restored) while OpenClaw holds the store, or when the store changed
     since that compaction was written. The backup and its record are kept."""
-    from .store_write import connect_store
-
     rec = read_backup_record(path)
     if not rec.backup.is_file():
         raise PersistError(rec.backup, "the backup is missing; nothing was restored")
