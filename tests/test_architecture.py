@@ -131,6 +131,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "SearchResults", "search_index_dir",
     "JournalEntry", "JournalRead", "entries_for", "read_journal",
     "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
+    "FleetReport", "FleetRun", "RowCache", "SessionFailure", "SessionRow", "aggregate_fleet",
+    "run_fleet", "write_fleet_html",
 ))
 
 

@@ -30,6 +30,8 @@ APP_ID = "dev.sessionlens.SessionLens"
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="sessionlens", description="SessionLens desktop app.")
     p.add_argument("file", nargs="?", type=Path, help="transcript to open")
+    p.add_argument("--compaction", metavar="ID",
+                   help="with FILE: open it on this compaction (the fleet report's links)")
     p.add_argument("--basedir", type=Path, help="keep settings, cache and data under DIR")
     p.add_argument("--screenshot", type=Path, metavar="OUT.png",
                    help="render the main window on FILE (or the sample), write a PNG and exit")
@@ -209,7 +211,10 @@ def run_app(argv: Sequence[str]) -> int:
     if args.screenshot is not None:
         take_screenshot(ctx, args.screenshot, args.size, args.view, args.query)
     ctx.window.show()
-    ctx.controller.open(initial_file(args, ctx))
+    if args.compaction and args.file is not None:
+        ctx.controller.open_at(Path(args.file), args.compaction)
+    else:
+        ctx.controller.open(initial_file(args, ctx))
     ctx.controller.discover()
     with loop:
         loop.run_forever()

@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .rows import CompactionRow, SessionFailure, SessionRow
-from .runner import FleetRun
+from .fleet_run import FleetRun
 
-__all__ = ["FleetReport", "GroupStats", "RankedCompaction", "TrendPoint", "aggregate",
-           "fleet_json"]
+__all__ = ["FleetReport", "GroupStats", "RankedCompaction", "TrendPoint", "aggregate_fleet",
+           "fleet_json", "period_of"]
 
 _SEVERITY_RANK = {"critical": 0, "warning": 1, "notice": 2, "ok": 3}
 
@@ -135,6 +135,11 @@ def _period(when: datetime, unit: str) -> str:
     return f"{when:%Y-%m-%d}"
 
 
+def period_of(r: RankedCompaction, unit: str) -> str:
+    """The trend period ``r`` falls in."""
+    return _period(_when(r), unit)
+
+
 def _trend(ranked: tuple[RankedCompaction, ...]) -> tuple[str, tuple[TrendPoint, ...]]:
     if not ranked:
         return "month", ()
@@ -152,7 +157,7 @@ def _model(r: RankedCompaction) -> list[str]:
     return [f"{s.provider}/{s.model}" if s.provider and s.model else s.model or "unknown"]
 
 
-def aggregate(run: FleetRun, *, generated: str | None = None) -> FleetReport:
+def aggregate_fleet(run: FleetRun, *, generated: str | None = None) -> FleetReport:
     """Rank and group a run's rows (``generated``: the report's time, default now)."""
     ranked = [RankedCompaction(s, c) for s in run.rows for c in s.compactions]
     ranked.sort(key=lambda r: (-r.compaction.dropped, _SEVERITY_RANK.get(r.compaction.severity, 9),
@@ -211,5 +216,5 @@ def fleet_json(report: FleetReport, rows: Iterable[SessionRow] = ()) -> dict[str
         "pointless_compactions": [_ranked_json(r) for r in report.pointless],
         "failures": [{"path": f.path, "host": f.host, "error": f.error, "kind": f.kind}
                      for f in report.failures],
-        "sessions_list": [row_to_dict(r) for r in rows],
+        "session_rows": [row_to_dict(r) for r in rows],
     }

@@ -13,7 +13,6 @@ be audited comes back as a ``SessionFailure`` with its error, so a run goes on.
 
 from __future__ import annotations
 
-import socket
 import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,6 +36,8 @@ _RULE_FORMATS = frozenset({"pi-v1", "pi-v2", "openclaw-v3", "openclaw-sqlite", "
 
 def local_host() -> str:
     """The name rows and cache keys give this machine."""
+    import socket  # only a fleet run pays for it (``cli.build_parser`` imports this module)
+
     return socket.gethostname()
 
 

@@ -126,19 +126,20 @@ def run_fleet(roots: Sequence[Path | str] | None = None, *, workers: int | None 
 def _client(workers: int | None, scheduler: str | None) -> tuple[Any, Any, str]:
     """(client, local cluster or None, mode words)."""
     try:
-        from distributed import Client, LocalCluster
+        import distributed
     except ImportError:
         raise ConfigError("a cluster run needs Dask: pip install 'sessionlens-engine[fleet]' "
                           "(or give --workers 0 for a serial run)") from None
+    dd: Any = distributed  # untyped
     if scheduler is not None:
         try:
-            return Client(scheduler, timeout="10s"), None, f"scheduler {scheduler}"
+            return dd.Client(scheduler, timeout="10s"), None, f"scheduler {scheduler}"
         except (OSError, TimeoutError) as exc:
             raise ConfigError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
     n = workers if workers is not None else max(1, os.cpu_count() or 1)
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+    cluster = dd.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                            dashboard_address=None, silence_logs=logging.ERROR)
-    return Client(cluster), cluster, f"local cluster of {n} process{'es' if n != 1 else ''}"
+    return dd.Client(cluster), cluster, f"local cluster of {n} process{'es' if n != 1 else ''}"
 
 
 def _list_on_cluster(client: Any, roots: Sequence[Path | str] | None, local: bool,
@@ -155,8 +156,8 @@ def _list_on_cluster(client: Any, roots: Sequence[Path | str] | None, local: boo
         jobs.append((client.submit(list_stamps, [str(r) for r in its_roots], workers=[worker],
                                    allow_other_workers=False, pure=False), worker))
     out: list[tuple[SessionStamp, str | None]] = []
-    for fut, worker in jobs:
-        out.extend((s, worker) for s in fut.result())
+    for fut, owner in jobs:
+        out.extend((s, owner) for s in fut.result())
     return out
 
 
@@ -164,8 +165,9 @@ def _run_dask(roots: Sequence[Path | str] | None, workers: int | None, scheduler
               worker_roots: Mapping[str, Sequence[Path | str]], cache: RowCache | None,
               on_progress: FleetProgress | None, stop: Callable[[], bool],
               start: float) -> FleetRun:
-    from distributed import wait
+    import distributed
 
+    dd: Any = distributed  # untyped
     client, cluster, mode = _client(workers, scheduler)
     cancelled = False
     try:
@@ -187,7 +189,7 @@ def _run_dask(roots: Sequence[Path | str] | None, workers: int | None, scheduler
                 client.cancel(list(pending))
                 break
             try:
-                done = wait(list(pending), timeout=_POLL, return_when="FIRST_COMPLETED").done
+                done = dd.wait(list(pending), timeout=_POLL, return_when="FIRST_COMPLETED").done
             except TimeoutError:
                 continue
             for fut in done:
