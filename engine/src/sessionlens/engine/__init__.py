@@ -73,10 +73,10 @@ if TYPE_CHECKING:
     )
     from .export.transcript import export_transcript
     from .fleet.aggregate import FleetReport, aggregate_fleet
+    from .fleet.fleet_run import FleetRun, run_fleet
     from .fleet.report_html import write_fleet_html
     from .fleet.row_cache import RowCache
     from .fleet.rows import SessionFailure, SessionRow
-    from .fleet.fleet_run import FleetRun, run_fleet
     from .integrate.install import INTEGRATION_AGENTS, FileChange, apply_changes, plan_changes
     from .integrate.journal import JournalEntry, JournalRead, entries_for, read_journal
     from .lineage.branches import BranchOutline, OutlineNode, branch_outline

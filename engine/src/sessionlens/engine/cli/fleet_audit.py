@@ -19,10 +19,10 @@ from sessionlens.engine._io.atomic import atomic_write_text
 from sessionlens.engine._io.folders import user_folders
 from sessionlens.engine.errors import ConfigError
 from sessionlens.engine.fleet.aggregate import FleetReport, aggregate_fleet, fleet_json
+from sessionlens.engine.fleet.fleet_run import FleetProgress, run_fleet
 from sessionlens.engine.fleet.report_html import open_command, write_fleet_html
 from sessionlens.engine.fleet.row_cache import RowCache
 from sessionlens.engine.fleet.rows import SessionFailure, SessionRow
-from sessionlens.engine.fleet.fleet_run import FleetProgress, run_fleet
 
 from .args import add_basedir_arg, non_negative_int
 from .output import emit_json, emit_lines

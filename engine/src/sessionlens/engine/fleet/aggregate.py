@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .rows import CompactionRow, SessionFailure, SessionRow
 from .fleet_run import FleetRun
+from .rows import CompactionRow, SessionFailure, SessionRow
 
 __all__ = ["FleetReport", "GroupStats", "RankedCompaction", "TrendPoint", "aggregate_fleet",
            "fleet_json", "period_of"]
