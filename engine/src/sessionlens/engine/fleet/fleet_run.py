@@ -99,14 +99,20 @@ def run_fleet(roots: Sequence[Path | str] | None = None, *, workers: int | None 
               scheduler: str | None = None,
               worker_roots: Mapping[str, Sequence[Path | str]] | None = None,
               cache: RowCache | None = None, on_progress: FleetProgress | None = None,
-              cancel: Callable[[], bool] | None = None) -> FleetRun:
-    """Audit every session under ``roots`` (None: the agents' default folders)."""
+              cancel: Callable[[], bool] | None = None,
+              stamps: Sequence[SessionStamp] | None = None) -> FleetRun:
+    """Audit every session under ``roots`` (None: the agents' default folders).
+
+    ``stamps``: audit these sessions of this machine instead of listing ``roots`` (a caller
+    that listed them already, to show the count first or to choose among them)."""
     start = time.perf_counter()
     stop = cancel or (lambda: False)
     if scheduler is None and worker_roots:
         raise ConfigError("roots per worker need a cluster: give --scheduler ADDRESS")
+    if stamps is not None and (scheduler is not None or worker_roots):
+        raise ConfigError("sessions listed here are audited here: no --scheduler with them")
     if scheduler is None and workers == 0:
-        stamps = list_stamps(roots)
+        stamps = list_stamps(roots) if stamps is None else list(stamps)
         tally = _Tally(len(stamps), on_progress, cache)
         cancelled = False
         for stamp in stamps:
@@ -120,7 +126,7 @@ def run_fleet(roots: Sequence[Path | str] | None = None, *, workers: int | None 
         return FleetRun(rows, failures, tally.reused, len(tally.rows) - tally.reused
                         + len(failures), time.perf_counter() - start, "serial", cancelled)
     return _run_dask(roots, workers, scheduler, worker_roots or {}, cache, on_progress, stop,
-                     start)
+                     start, stamps)
 
 
 def _client(workers: int | None, scheduler: str | None) -> tuple[Any, Any, str]:
@@ -143,9 +149,12 @@ def _client(workers: int | None, scheduler: str | None) -> tuple[Any, Any, str]:
 
 
 def _list_on_cluster(client: Any, roots: Sequence[Path | str] | None, local: bool,
-                     worker_roots: Mapping[str, Sequence[Path | str]]) -> list[
+                     worker_roots: Mapping[str, Sequence[Path | str]],
+                     stamps: Sequence[SessionStamp] | None) -> list[
                          tuple[SessionStamp, str | None]]:
     """(stamp, the worker that must audit it or None) for every session to audit."""
+    if stamps is not None:
+        return [(s, None) for s in stamps]
     if local:  # this machine's files: list them here, any worker may audit them
         return [(s, None) for s in list_stamps(roots)]
     jobs: list[tuple[Any, str | None]] = []
@@ -164,14 +173,14 @@ def _list_on_cluster(client: Any, roots: Sequence[Path | str] | None, local: boo
 def _run_dask(roots: Sequence[Path | str] | None, workers: int | None, scheduler: str | None,
               worker_roots: Mapping[str, Sequence[Path | str]], cache: RowCache | None,
               on_progress: FleetProgress | None, stop: Callable[[], bool],
-              start: float) -> FleetRun:
+              start: float, stamps: Sequence[SessionStamp] | None) -> FleetRun:
     import distributed
 
     dd: Any = distributed  # untyped
     client, cluster, mode = _client(workers, scheduler)
     cancelled = False
     try:
-        found = _list_on_cluster(client, roots, cluster is not None, worker_roots)
+        found = _list_on_cluster(client, roots, cluster is not None, worker_roots, stamps)
         tally = _Tally(len(found), on_progress, cache)
         pending: dict[Any, SessionStamp] = {}
         for stamp, worker in found:

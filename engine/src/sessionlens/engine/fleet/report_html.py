@@ -26,12 +26,13 @@ _CSS = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1340px}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 .meta{color:#666;font-size:13px} .cards{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}
-.card{border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:120px}
+.card{border:1px solid #ddd;border-radius:6px;padding:6px 10px;min-width:96px}
 .card b{display:block;font-size:20px} .card span{color:#666;font-size:12px}
 .charts{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 table{border-collapse:collapse;font-size:12.5px;width:100%}
 th,td{border-bottom:1px solid #eee;padding:4px 6px;text-align:left;vertical-align:top}
-th{background:#f6f6f6;position:sticky;top:0} td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f6f6f6;position:sticky;top:0}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap} td.w{white-space:nowrap}
 .sev{color:#fff;border-radius:3px;padding:1px 5px;font-size:11px}
 code.cmd{font-size:11px;background:#f3f3f3;padding:1px 4px;cursor:copy;word-break:break-all}
 .path{color:#666;font-size:11px;word-break:break-all} .flags{color:#555;font-size:11px}
@@ -60,7 +61,8 @@ def _file_url(path: str) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{x:.0%}"
+    """A share: one decimal below 10 % (0.4 % is not 0 %), none above."""
+    return f"{x:.1%}" if 0 < x < 0.1 else f"{x:.0%}"
 
 
 def _sev(severity: str) -> str:
@@ -74,7 +76,7 @@ def _session_cell(r: RankedCompaction) -> str:
     url = _file_url(s.path)
     link = f'<a href="{escape(url)}">{escape(name)}</a>' if url else escape(name)
     host = f" on {escape(s.host)}" if s.host else ""
-    return f'{link}<div class="path">{escape(s.path)}{host}</div>'
+    return f'{link}<div class="path">{escape(str(Path(s.path).parent))}{host}</div>'
 
 
 def _ranked_rows(ranked: tuple[RankedCompaction, ...]) -> str:
@@ -88,7 +90,8 @@ def _ranked_rows(ranked: tuple[RankedCompaction, ...]) -> str:
             f"<td class=n>{_pct(c.kept_share)}<div class=path>{c.found:,}/{c.total:,}</div></td>"
             f"<td class=n>{c.tokens_replaced:,}</td><td>{escape(c.trigger)}</td>"
             f"<td>{escape(agent)}</td><td>{escape(s.model or '?')}</td>"
-            f"<td>{escape((c.timestamp or s.modified)[:16].replace('T', ' '))}</td>"
+            f"<td class=w>{escape((c.timestamp or s.modified)[:10])}"
+            f"<div class=path>{escape((c.timestamp or s.modified)[11:16])}</div></td>"
             f"<td>{_session_cell(r)}</td>"
             f'<td>#{c.number} <code class="cmd" title="click to copy: opens the app on this '
             f'compaction">{escape(cmd)}</code>'
@@ -156,13 +159,23 @@ def _severity_counts(report: FleetReport, period: str) -> dict[str, int]:
     return counts
 
 
+def _median(values: list[float]) -> float:
+    if not values:
+        return 1.0
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def render_fleet_html(report: FleetReport) -> str:
     """The whole report page."""
     t = report.total
     cards = [(f"{report.sessions:,}", "sessions"),
              (f"{report.sessions_with_compactions:,}", "with compactions"),
              (f"{t.compactions:,}", "compactions"), (f"{t.dropped:,}", "specifics dropped"),
-             (_pct(t.kept_share), "of specifics kept"), (f"{t.critical:,}", "critical"),
+             (_pct(t.kept_share), "of specifics kept"),
+             (_pct(_median([r.compaction.kept_share for r in report.ranked])),
+              "kept, median compaction"), (f"{t.critical:,}", "critical"),
              (f"{t.flush_missed:,}", "memory-flush misses"), (f"{t.pointless:,}", "pointless"),
              (f"{len(report.failures):,}", "sessions failed")]
     more = (f"<p class=note>The {MAX_RANKED_ROWS} worst of {len(report.ranked):,} are listed; "
