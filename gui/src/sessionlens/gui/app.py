@@ -52,6 +52,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
 
     from .compaction.mount import mount_compaction
     from .export_flow import ExportActions
+    from .fleet_flow import FleetActions
     from .icons import ICON_KEYS, icon
     from .lineage.mount import mount_lineage
     from .live.mount import mount_live
@@ -109,6 +110,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
     ctx.pruning = mount_pruning(window, controller, tasks)
     ctx.live = mount_live(window, controller, tasks, paths, ctx.compaction)
     ctx.exports = ExportActions(window, controller, tasks, ctx.compaction.controller)
+    ctx.fleet = FleetActions(window, tasks, paths)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:
         window.restoreGeometry(geometry)

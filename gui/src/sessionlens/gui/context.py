@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from .compaction.mount import CompactionParts
     from .export_flow import ExportActions
+    from .fleet_flow import FleetActions
     from .lineage.mount import LineageParts
     from .live.mount import LiveParts
     from .main_window import MainWindow
@@ -58,3 +59,5 @@ class AppContext:
     live: LiveParts | None = None
     #: File ▸ Export summary… / Export transcript… (``export_flow.ExportActions``).
     exports: ExportActions | None = None
+    #: File ▸ Audit all sessions… (``fleet_flow.FleetActions``).
+    fleet: FleetActions | None = None
