@@ -86,3 +86,23 @@ def test_nothing_starts_when_the_save_dialog_is_cancelled(make_main_window: Any,
     ctx.fleet.ask_path = _Asked(None)
     ctx.fleet.act.trigger()
     assert ctx.fleet.dialog is None and not ctx.fleet.running() and not ctx.tasks.busy()
+
+
+def test_the_reports_command_opens_the_app_on_the_compaction(
+        qtbot: Any, make_main_window: Any, tmp_path: Path, samples_dir: Path) -> None:
+    """``sessionlens FILE --compaction ID`` (each report row's command) selects it."""
+    from sessionlens.gui.__main__ import split_subcommand
+    from sessionlens.gui.app import open_initial, parse_args
+
+    path = write_fleet(tmp_path / "fleet", samples_dir, 1, seed=23)[0]
+    compaction = next(line.split('"id": "')[1].split('"')[0]
+                      for line in path.read_text(encoding="utf-8").splitlines()
+                      if '"type": "compaction"' in line)
+    words = [str(path), "--compaction", compaction]
+    assert split_subcommand(["--compaction", "audit", str(path)], {"audit"})[0] is None
+    args = parse_args(words)
+    ctx = make_main_window()
+    with qtbot.waitSignal(ctx.controller.settled, timeout=RUN_MS):
+        open_initial(args, ctx)
+    assert ctx.controller.path == path
+    qtbot.waitUntil(lambda: ctx.controller.selected_id == compaction, timeout=RUN_MS)

@@ -173,6 +173,15 @@ def initial_file(args: argparse.Namespace, ctx: AppContext) -> Path:
     return bundled_sample_path()
 
 
+def open_initial(args: argparse.Namespace, ctx: AppContext) -> None:
+    """Open the first file; ``FILE --compaction ID`` opens it on that compaction (selected,
+    so the Memory tab and the timeline show it: the fleet report's commands)."""
+    if args.compaction and args.file is not None:
+        ctx.controller.open_at(Path(args.file), args.compaction)
+    else:
+        ctx.controller.open(initial_file(args, ctx))
+
+
 def _install_excepthook(ctx: AppContext) -> None:
     """Unexpected errors go to stderr and one dialog, never a silent crash or a flood."""
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
@@ -213,10 +222,7 @@ def run_app(argv: Sequence[str]) -> int:
     if args.screenshot is not None:
         take_screenshot(ctx, args.screenshot, args.size, args.view, args.query)
     ctx.window.show()
-    if args.compaction and args.file is not None:
-        ctx.controller.open_at(Path(args.file), args.compaction)
-    else:
-        ctx.controller.open(initial_file(args, ctx))
+    open_initial(args, ctx)
     ctx.controller.discover()
     with loop:
         loop.run_forever()
