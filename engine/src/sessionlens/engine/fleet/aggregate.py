@@ -173,7 +173,9 @@ def aggregate_fleet(run: FleetRun, *, generated: str | None = None) -> FleetRepo
         by_agent=_grouped(ranked_t, lambda r: [r.session.agent]),
         by_model=_grouped(ranked_t, _model),
         by_trigger=_grouped(ranked_t, lambda r: [r.compaction.trigger]),
-        by_setting=_grouped(ranked_t, lambda r: [f"{k}={v}" for k, v in r.session.settings]),
+        by_setting=tuple(sorted(_grouped(ranked_t, lambda r: [f"{k}={v}" for k, v in
+                                                              r.session.settings]),
+                                key=lambda g: (g.key.partition("=")[0], -g.dropped, g.key))),
         trend_unit=unit, trend=trend, failures=run.failures, reused=run.reused,
         audited=run.audited, cancelled=run.cancelled)
 

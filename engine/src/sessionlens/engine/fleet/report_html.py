@@ -9,12 +9,14 @@ compaction lost the most" to the Memory tab of that very compaction.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
 from sessionlens.engine._io.atomic import atomic_write_text
 
 from .aggregate import FleetReport, GroupStats, RankedCompaction
+from .rows import CompactionRow
 from .svg_charts import SEVERITY_COLORS, hbar_chart, histogram, stacked_trend
 
 __all__ = ["MAX_RANKED_ROWS", "open_command", "render_fleet_html", "write_fleet_html"]
@@ -26,7 +28,7 @@ _CSS = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1340px}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 .meta{color:#666;font-size:13px} .cards{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}
-.card{border:1px solid #ddd;border-radius:6px;padding:6px 10px;min-width:96px}
+.card{border:1px solid #ddd;border-radius:6px;padding:6px 10px;flex:1 1 0;min-width:90px}
 .card b{display:block;font-size:20px} .card span{color:#666;font-size:12px}
 .charts{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 table{border-collapse:collapse;font-size:12.5px;width:100%}
@@ -62,7 +64,28 @@ def _file_url(path: str) -> str:
 
 def _pct(x: float) -> str:
     """A share: one decimal below 10 % (0.4 % is not 0 %), none above."""
+    if 0 < x < 0.001:
+        return "<0.1%"
     return f"{x:.1%}" if 0 < x < 0.1 else f"{x:.0%}"
+
+
+def _kept(c: CompactionRow) -> str:
+    """The share kept with its counts; a span with no specifics has nothing to keep."""
+    if c.total == 0:
+        return '—<div class=path title="the summarized span named no specifics">nothing to ' \
+               'cover</div>'
+    return f"{_pct(c.kept_share)}<div class=path>{c.found:,}/{c.total:,}</div>"
+
+
+def _flush_why(r: RankedCompaction) -> str:
+    from sessionlens.engine.lineage.memory_flush import FLUSH_REASON_TEXT
+
+    reason = r.compaction.flush_reason
+    return FLUSH_REASON_TEXT.get(reason, reason) if reason else "flush due, not run"
+
+
+def _flags_why(r: RankedCompaction) -> str:
+    return ", ".join(r.compaction.flags)
 
 
 def _sev(severity: str) -> str:
@@ -87,7 +110,7 @@ def _ranked_rows(ranked: tuple[RankedCompaction, ...]) -> str:
         cmd = open_command(s.path, c.compaction_id)
         out.append(
             f"<tr><td class=n>{i}</td><td>{_sev(c.severity)}</td><td class=n>{c.dropped:,}</td>"
-            f"<td class=n>{_pct(c.kept_share)}<div class=path>{c.found:,}/{c.total:,}</div></td>"
+            f"<td class=n>{_kept(c)}</td>"
             f"<td class=n>{c.tokens_replaced:,}</td><td>{escape(c.trigger)}</td>"
             f"<td>{escape(agent)}</td><td>{escape(s.model or '?')}</td>"
             f"<td class=w>{escape((c.timestamp or s.modified)[:10])}"
@@ -105,7 +128,8 @@ def _group_table(title: str, groups: tuple[GroupStats, ...], what: str) -> str:
     rows = "".join(
         f"<tr><td>{escape(g.key)}</td><td class=n>{g.sessions:,}</td>"
         f"<td class=n>{g.compactions:,}</td><td class=n>{g.dropped:,}</td>"
-        f"<td class=n>{_pct(g.kept_share)}</td><td class=n>{g.critical:,}</td>"
+        f"<td class=n>{_pct(g.kept_share) if g.total else '—'}</td>"
+        f"<td class=n>{g.critical:,}</td>"
         f"<td class=n>{g.flush_missed:,}</td><td class=n>{g.pointless:,}</td></tr>"
         for g in groups)
     return (f"<h2>{escape(title)}</h2><table><tr><th>{escape(what)}</th><th>sessions</th>"
@@ -113,7 +137,8 @@ def _group_table(title: str, groups: tuple[GroupStats, ...], what: str) -> str:
             f"<th>flush missed</th><th>pointless</th></tr>{rows}</table>")
 
 
-def _short_list(title: str, items: tuple[RankedCompaction, ...], why: str) -> str:
+def _short_list(title: str, items: tuple[RankedCompaction, ...], why: str,
+                reason: Callable[[RankedCompaction], str]) -> str:
     if not items:
         return f"<h2>{escape(title)}</h2><p class=note>None. {escape(why)}</p>"
     rows = "".join(
@@ -121,8 +146,7 @@ def _short_list(title: str, items: tuple[RankedCompaction, ...], why: str) -> st
         f'<td>#{r.compaction.number} <code class="cmd">'
         f"{escape(open_command(r.session.path, r.compaction.compaction_id))}</code></td>"
         f"<td>{escape(r.compaction.trigger)}</td>"
-        f"<td class=flags>{escape(r.compaction.flush_reason or ', '.join(r.compaction.flags))}"
-        "</td></tr>" for r in items[:MAX_RANKED_ROWS])
+        f"<td class=flags>{escape(reason(r))}</td></tr>" for r in items[:MAX_RANKED_ROWS])
     return (f"<h2>{escape(title)} ({len(items):,})</h2><p class=note>{escape(why)}</p>"
             "<table><tr><th>severity</th><th>session</th><th>open in the app</th>"
             f"<th>trigger</th><th>why</th></tr>{rows}</table>")
@@ -135,9 +159,12 @@ def _charts(report: FleetReport) -> str:
     if points:
         charts.append(stacked_trend(points, f"Compactions per {report.trend_unit}, by "
                                             "severity, and the share of specifics kept"))
-    if report.ranked:
-        charts.append(histogram([r.compaction.kept_share for r in report.ranked],
-                                "How much each compaction kept"))
+    shares = [r.compaction.kept_share for r in report.ranked if r.compaction.total]
+    if shares:
+        empty = len(report.ranked) - len(shares)
+        note = (f'<div class=note>{empty} compaction(s) whose span named no specifics are '
+                'left out.</div>' if empty else "")
+        charts.append(f"<div>{histogram(shares, 'How much each compaction kept')}{note}</div>")
     if report.by_agent:
         charts.append(hbar_chart([(g.key, g.kept_share, f"{g.kept_share:.0%} of {g.total:,}")
                                   for g in report.by_agent], "Specifics kept, per agent",
@@ -211,10 +238,11 @@ def render_fleet_html(report: FleetReport) -> str:
                      report.trend_unit),
         _short_list("Memory-flush misses", report.flush_misses,
                     "Compactions that closed a cycle in which OpenClaw's memory flush was due "
-                    "and did not run: what it would have saved to memory files is gone."),
+                    "and did not run: what it would have saved to memory files is gone.",
+                    _flush_why),
         _short_list("Pointless compactions", report.pointless,
                     "Compactions whose summary is no smaller than what it replaced: the context "
-                    "did not shrink, only detail was lost."),
+                    "did not shrink, only detail was lost.", _flags_why),
     ]
     if failures:
         parts.append(f"<h2>Sessions that could not be audited ({len(report.failures):,})</h2>"
