@@ -12,8 +12,9 @@ Two corpora, each written by this file's own generator (fixed seed) as an OpenCl
 
 For each corpus and size (default 200 and 2,000 sessions) it times ``run_fleet`` serially
 (``--workers 0``) and on a ``LocalCluster`` of ``--workers`` processes (default: one per
-core), with no cache, and checks that both give the same rows. It also prints the cluster's
-fixed cost (a run over an empty folder) and a rerun that reuses every row from the cache.
+core), and checks that both give the same rows; the serial run fills a fresh row cache
+(the cluster run uses none), and a serial rerun then reuses every row from it. It also
+prints the cluster's fixed cost (a run over an empty folder).
 
 Usage: ``python benchmarks/fleet.py [--sizes 200,2000] [--corpus real|generated|both]
 [--workers N] [--dir DIR]``. Data goes under ``--dir`` (default: a temp folder) and is
@@ -180,7 +181,8 @@ def main() -> None:
                 t0 = time.perf_counter()
                 build(folder, corpus, size)
                 print(f"{corpus} {size}: generated in {time.perf_counter() - t0:.1f} s")
-            serial = run_fleet([folder], workers=0)
+            cache = RowCache(base / f"state-{corpus}-{size}-{time.time_ns()}")
+            serial = run_fleet([folder], workers=0, cache=cache)  # fills a fresh cache
             cluster = run_fleet([folder], workers=workers)
             compactions = sum(len(r.compactions) for r in serial.rows)
             same = cluster.rows == serial.rows and cluster.failures == serial.failures
@@ -190,8 +192,6 @@ def main() -> None:
             print(f"  local cluster of {workers} processes  {_rate(cluster, size)}  "
                   f"x{serial.seconds / cluster.seconds:.2f}  "
                   f"({'same rows' if same else 'ROWS DIFFER'})")
-            cache = RowCache(base / f"state-{corpus}-{size}")
-            run_fleet([folder], workers=0, cache=cache)
             again = run_fleet([folder], workers=0, cache=cache)
             cache.close()
             print(f"  rerun, every row reused       {_rate(again, size)}  "
