@@ -106,3 +106,14 @@ def test_the_reports_command_opens_the_app_on_the_compaction(
         open_initial(args, ctx)
     assert ctx.controller.path == path
     qtbot.waitUntil(lambda: ctx.controller.selected_id == compaction, timeout=RUN_MS)
+
+
+def test_a_frozen_build_audits_serially(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frozen executable would start the app again in each spawned Dask worker."""
+    import sys
+
+    from sessionlens.gui.fleet_flow import default_workers
+
+    assert default_workers() is None  # Dask is installed with the test extra
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert default_workers() == 0

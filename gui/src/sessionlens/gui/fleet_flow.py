@@ -10,10 +10,12 @@ compaction in the app).
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices
@@ -42,13 +44,23 @@ if TYPE_CHECKING:
     from sessionlens.gui.paths import AppPaths
     from sessionlens.gui.tasks import CancelCheck, Progress, TaskHandle, TaskRunner
 
-__all__ = ["FleetActions", "FleetDone", "FleetProgressDialog", "open_in_browser"]
+__all__ = ["FleetActions", "FleetDone", "FleetProgressDialog", "default_workers",
+           "open_in_browser"]
 
 REPORT_NAME = "sessionlens-fleet-report.html"
 
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("FleetFlow", text)
+
+
+def default_workers() -> int | None:
+    """A local Dask cluster (None: one process per core) when Dask is installed and this is
+    not a frozen build (whose executable would start the app again in each spawned worker);
+    else 0, serial on the task runner."""
+    if getattr(sys, "frozen", False) or importlib.util.find_spec("distributed") is None:
+        return 0
+    return None
 
 
 def open_in_browser(path: Path) -> None:
@@ -94,12 +106,15 @@ class FleetActions(QObject):
 
     def __init__(self, window: MainWindow, tasks: TaskRunner, paths: AppPaths, *,
                  roots: Callable[[], Sequence[Path]] = default_session_dirs,
-                 workers: int | None = None, ask_path: AskPath = ask_save_path,
+                 workers: int | None | Literal["auto"] = "auto",
+                 ask_path: AskPath = ask_save_path,
                  open_report: Callable[[Path], None] = open_in_browser,
                  tell: Tell = tell_refused) -> None:
         super().__init__(window)
         self._w, self._tasks, self._paths = window, tasks, paths
-        self.roots, self.workers = roots, workers
+        self.roots = roots
+        #: Dask workers (None: one per core), 0 serial; "auto": ``default_workers()``.
+        self.workers: int | None = default_workers() if workers == "auto" else workers
         self.ask_path, self.open_report, self.tell = ask_path, open_report, tell
         self.dialog: FleetProgressDialog | None = None
         self.handle: TaskHandle | None = None
