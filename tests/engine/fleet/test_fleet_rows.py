@@ -63,3 +63,18 @@ def test_a_session_with_no_compaction_is_not_loaded(samples_dir: Path) -> None:
     row = audit_session(stamp)
     assert isinstance(row, SessionRow)
     assert row.compactions == () and row.model is None and row.settings == ()
+
+
+def test_sessions_of_an_openclaw_store_are_audited(tmp_path: Path) -> None:
+    from fixtures.openclaw_store import unpack_store
+    from sessionlens.engine.fleet.fleet_run import run_fleet
+
+    store = unpack_store(tmp_path)
+    run = run_fleet([tmp_path], workers=0)
+    assert run.failures == ()
+    rows = {Path(r.path).name: r for r in run.rows}
+    assert set(rows) == {"alpha", "beta"} and all(Path(r.path).parent == store
+                                                  for r in run.rows)
+    assert [(r.agent, r.agent_id, r.format) for r in rows.values()] == [
+        ("openclaw", "main", "openclaw-sqlite")] * 2
+    assert len(rows["alpha"].compactions) == 3 and rows["alpha"].model == "m1"

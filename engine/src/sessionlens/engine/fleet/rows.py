@@ -155,12 +155,21 @@ def _iso(ns: int) -> str:
 
 def _agent(stamp: SessionStamp, transcript: Transcript | None) -> tuple[str, str | None]:
     """(agent program, OpenClaw agent id) from the file's own evidence and its folder."""
-    if transcript is not None and stamp.format in _RULE_FORMATS:
+    fmt, found = stamp.format, stamp.found_agent
+    if transcript is not None and fmt in _RULE_FORMATS:
         from sessionlens.engine.plan.rules import file_agent
 
         agent: str = file_agent(transcript).agent
+    elif fmt in ("pi-v1", "pi-v2"):
+        agent = "pi"
+    elif fmt in ("claude-code", "codex"):
+        agent = fmt
+    elif fmt == "openclaw-sqlite" or (fmt == "openclaw-v3" and found not in (None, "pi")):
+        agent = "openclaw"  # its store, or its agents/<id>/sessions/ folder
+    elif fmt == "openclaw-v3":
+        agent = "pi"  # not loaded: no OpenClaw mark seen (file_agent's own default)
     else:
-        agent = stamp.found_agent or stamp.format
+        agent = found or fmt
     agent_id = stamp.found_agent if agent == "openclaw" and stamp.found_agent not in (
         None, "openclaw") else None
     return agent, agent_id
