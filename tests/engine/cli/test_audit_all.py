@@ -75,3 +75,16 @@ def test_all_as_a_process_on_a_local_cluster(tmp_path: Path, samples_dir: Path) 
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["mode"] == "local cluster of 2 processes" and data["sessions"] == 4
     assert data["failures"] == []
+
+
+def test_a_missing_root_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--all", str(tmp_path / "nope"), "--workers", "0", "--no-cache"]) == 1
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_json_before_the_file_still_audits_one_file(tmp_path: Path, samples_dir: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_fleet(tmp_path / "fleet", samples_dir, 1, seed=14)[0]
+    assert main(["audit", "--json", str(path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["compaction_id"] and "memory_health" in data

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sessionlens.engine._io.atomic import atomic_write_text
 from sessionlens.engine._io.folders import user_folders
-from sessionlens.engine.errors import ConfigError
+from sessionlens.engine.errors import ConfigError, LoadError
 from sessionlens.engine.fleet.aggregate import FleetReport, aggregate_fleet, fleet_json
 from sessionlens.engine.fleet.fleet_run import FleetProgress, run_fleet
 from sessionlens.engine.fleet.report_html import open_command, write_fleet_html
@@ -100,6 +100,10 @@ def run_all(args: argparse.Namespace) -> int:
     worker_roots = _worker_roots(args.on)
     if worker_roots and args.scheduler is None:
         raise ConfigError("--on WORKER=ROOT needs --scheduler ADDRESS")
+    if args.scheduler is None:  # this machine's roots: a typo is an error, not "no sessions"
+        for root in roots or []:
+            if not Path(root).exists():
+                raise LoadError(root, "no such file or folder")
     cache = None if args.no_cache else RowCache(user_folders(args.basedir).state)
     try:
         run = run_fleet(roots, workers=args.workers, scheduler=args.scheduler,
