@@ -108,3 +108,19 @@ def test_rows_are_rows_and_failures_failures(tmp_path: Path, samples_dir: Path) 
     assert [type(r) for r in run.rows] == [SessionRow]
     assert not any(isinstance(r, SessionFailure) for r in run.rows)
     assert [c.number for c in run.rows[0].compactions] == [1, 2, 3]
+
+
+def test_small_sessions_travel_together_and_big_ones_alone() -> None:
+    from sessionlens.engine.fleet.fleet_run import BATCH_BYTES, BATCH_SESSIONS, batches
+    from sessionlens.engine.fleet.rows import SessionStamp
+
+    def stamp(n: int, size: int) -> SessionStamp:
+        return SessionStamp("h", f"/s{n}", size, 0, 0, "openclaw-v3", None, None, 1)
+
+    small = [(stamp(i, 1000), None) for i in range(BATCH_SESSIONS + 5)]
+    big = [(stamp(100, BATCH_BYTES * 2), None), (stamp(101, BATCH_BYTES * 2), None)]
+    pinned = [(stamp(200, 1000), "w1"), (stamp(201, 1000), "w1")]
+    made = batches(small + big + pinned)
+    assert [(len(b), w) for b, w in made] == [(BATCH_SESSIONS, None), (5, None), (1, None),
+                                              (1, None), (2, "w1")]
+    assert [s for b, _ in made for s in b] == [s for s, _ in small + big + pinned]

@@ -1,7 +1,8 @@
 """Run a fleet audit: serially in this process, or on Dask (a local cluster, or one given).
 
-The work is one independent task per session (``rows.audit_session``), so it goes to an
-existing distributed engine rather than a pool of our own: Dask's ``distributed`` scheduler
+The work is independent per session (``rows.audit_session``; small sessions travel
+together, ``batches``), so it goes to an existing distributed engine rather than a pool
+of our own: Dask's ``distributed`` scheduler
 (``pip install 'sessionlens-engine[fleet]'``), imported only when a cluster is asked for.
 
 - ``workers=0``: serial, in this process (the baseline the benchmark compares with).
@@ -30,17 +31,23 @@ from typing import TYPE_CHECKING, Any
 from sessionlens.engine.errors import ConfigError
 
 from .listing import list_stamps
-from .rows import SessionFailure, SessionRow, SessionStamp, audit_session
+from .rows import SessionFailure, SessionRow, SessionStamp, audit_batch, audit_session
 
 if TYPE_CHECKING:
     from .row_cache import RowCache
 
-__all__ = ["FleetProgress", "FleetRun", "run_fleet"]
+__all__ = ["BATCH_BYTES", "BATCH_SESSIONS", "FleetProgress", "FleetRun", "batches", "run_fleet"]
 
 #: (sessions done, sessions in all, the row or failure just finished; None for cached ones).
 FleetProgress = Callable[[int, int, "SessionRow | SessionFailure | None"], None]
 #: How often a cluster run looks at ``cancel`` while no session finishes (seconds).
 _POLL = 0.2
+#: Small sessions go to the cluster together, up to this many bytes and sessions a task: a
+#: task costs the scheduler, the client and a worker ~15-45 ms on this project's 2-core
+#: machines, more than auditing a 10 KB session (benchmarks/fleet.py); a big session is a
+#: task of its own, so progress still comes as sessions finish.
+BATCH_BYTES = 1 << 20
+BATCH_SESSIONS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,16 +189,18 @@ def _run_dask(roots: Sequence[Path | str] | None, workers: int | None, scheduler
     try:
         found = _list_on_cluster(client, roots, cluster is not None, worker_roots, stamps)
         tally = _Tally(len(found), on_progress, cache)
-        pending: dict[Any, SessionStamp] = {}
+        todo: list[tuple[SessionStamp, str | None]] = []
         for stamp, worker in found:
             kept = cache.get(stamp) if cache is not None else None
             if kept is not None:
                 tally.add(stamp, kept, cached=True)
-                continue
+            else:
+                todo.append((stamp, worker))
+        pending: dict[Any, list[SessionStamp]] = {}
+        for batch, worker in batches(todo):
             pin: dict[str, Any] = ({"workers": [worker], "allow_other_workers": False}
                                    if worker else {})
-            fut = client.submit(audit_session, stamp, pure=False, **pin)
-            pending[fut] = stamp
+            pending[client.submit(audit_batch, batch, pure=False, **pin)] = batch
         while pending:
             if stop():
                 cancelled = True
@@ -202,8 +211,9 @@ def _run_dask(roots: Sequence[Path | str] | None, workers: int | None, scheduler
             except TimeoutError:
                 continue
             for fut in done:
-                stamp = pending.pop(fut)
-                tally.add(stamp, _outcome(fut, stamp))
+                batch = pending.pop(fut)
+                for stamp, result in zip(batch, _outcome(fut, batch), strict=True):
+                    tally.add(stamp, result)
         tally.keep()
     finally:
         client.close()
@@ -214,11 +224,28 @@ def _run_dask(roots: Sequence[Path | str] | None, workers: int | None, scheduler
                     time.perf_counter() - start, mode, cancelled)
 
 
-def _outcome(fut: Any, stamp: SessionStamp) -> SessionRow | SessionFailure:
-    """The task's row, or its failure (a worker that died, a task Dask could not run)."""
+def batches(todo: Sequence[tuple[SessionStamp, str | None]]) -> list[
+        tuple[list[SessionStamp], str | None]]:
+    """Consecutive sessions of one worker (or of any) in tasks of at most ``BATCH_BYTES``
+    and ``BATCH_SESSIONS``; a session bigger than that is a task alone."""
+    out: list[tuple[list[SessionStamp], str | None]] = []
+    size = 0
+    for stamp, worker in todo:
+        if (not out or out[-1][1] != worker or len(out[-1][0]) >= BATCH_SESSIONS
+                or size + stamp.size > BATCH_BYTES):
+            out.append(([], worker))
+            size = 0
+        out[-1][0].append(stamp)
+        size += stamp.size
+    return out
+
+
+def _outcome(fut: Any, batch: list[SessionStamp]) -> list[SessionRow | SessionFailure]:
+    """The task's rows, or a failure for each session of it (a worker that died, a task
+    Dask could not run)."""
     if fut.status == "finished":
-        result: SessionRow | SessionFailure = fut.result()
+        result: list[SessionRow | SessionFailure] = fut.result()
         return result
     exc = fut.exception()
-    return SessionFailure(stamp.host, stamp.path, f"the task failed on the cluster: {exc}",
-                          type(exc).__name__)
+    return [SessionFailure(s.host, s.path, f"the task failed on the cluster: {exc}",
+                           type(exc).__name__) for s in batch]

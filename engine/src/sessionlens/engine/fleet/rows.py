@@ -14,6 +14,7 @@ be audited comes back as a ``SessionFailure`` with its error, so a run goes on.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from sessionlens.engine.model import Transcript
     from sessionlens.engine.opened import ResolvedSettings
 
-__all__ = ["CompactionRow", "SessionFailure", "SessionRow", "SessionStamp", "audit_session",
+__all__ = ["CompactionRow", "SessionFailure", "SessionRow", "SessionStamp", "audit_batch",
+           "audit_session",
            "compaction_row", "local_host", "row_from_dict", "row_to_dict", "session_row"]
 
 #: Bumped when a row's shape or meaning changes: cached rows of another version are redone.
@@ -227,6 +229,11 @@ def audit_session(stamp: SessionStamp) -> SessionRow | SessionFailure:
             and not isinstance(exc, _expected()) else ""
         return SessionFailure(stamp.host, stamp.path, f"{exc}{at}" or type(exc).__name__,
                               type(exc).__name__)
+
+
+def audit_batch(stamps: Sequence[SessionStamp]) -> list[SessionRow | SessionFailure]:
+    """``audit_session`` of each, in order (one cluster task for several small sessions)."""
+    return [audit_session(s) for s in stamps]
 
 
 def _expected() -> tuple[type[BaseException], ...]:
