@@ -151,7 +151,7 @@ def _client(workers: int | None, scheduler: str | None) -> tuple[Any, Any, str]:
             raise ConfigError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
     n = workers if workers is not None else max(1, os.cpu_count() or 1)
     cluster = dd.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                              dashboard_address=None, silence_logs=logging.ERROR)
     return dd.Client(cluster), cluster, f"local cluster of {n} process{'es' if n != 1 else ''}"
 
 
