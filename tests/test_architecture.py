@@ -132,6 +132,8 @@ EXPECTED_PUBLIC_NAMES = sorted(EXPECTED_PUBLIC := (
     "JournalEntry", "JournalRead", "entries_for", "read_journal", "journal_path",
     "JournalTail", "journal_compaction_id", "journal_end", "read_journal_since",
     "INTEGRATION_AGENTS", "FileChange", "apply_changes", "plan_changes",
+    "FleetReport", "FleetRun", "RowCache", "SessionFailure", "SessionRow", "aggregate_fleet",
+    "run_fleet", "write_fleet_html",
 ))
 
 

@@ -72,6 +72,11 @@ if TYPE_CHECKING:
         make_bundle,
     )
     from .export.transcript import export_transcript
+    from .fleet.aggregate import FleetReport, aggregate_fleet
+    from .fleet.fleet_run import FleetRun, run_fleet
+    from .fleet.report_html import write_fleet_html
+    from .fleet.row_cache import RowCache
+    from .fleet.rows import SessionFailure, SessionRow
     from .integrate.install import INTEGRATION_AGENTS, FileChange, apply_changes, plan_changes
     from .integrate.journal import (
         JournalEntry,
@@ -239,6 +244,9 @@ __all__ = [
     # live: sessions followed while they are written
     "IDLE_SECONDS", "LiveBoard", "LiveEvent", "LiveGauge", "NextCut", "THRESHOLD_NEAR_FRACTION",
     "event_json", "next_cut", "AGENT_NAMES",
+    # fleet memory health: every session audited at once (serially or on Dask)
+    "FleetReport", "FleetRun", "RowCache", "SessionFailure", "SessionRow", "aggregate_fleet",
+    "run_fleet", "write_fleet_html",
     # search
     "EmbeddingsClient", "HitFate", "IndexStats", "IndexSummary", "SearchHit", "SearchIndex",
     "SearchResults", "search_index_dir",
@@ -286,6 +294,11 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "export_summary", "make_bundle",
     ),
     ".export.transcript": ("export_transcript",),
+    ".fleet.aggregate": ("FleetReport", "aggregate_fleet"),
+    ".fleet.report_html": ("write_fleet_html",),
+    ".fleet.row_cache": ("RowCache",),
+    ".fleet.rows": ("SessionFailure", "SessionRow"),
+    ".fleet.fleet_run": ("FleetRun", "run_fleet"),
     ".lineage.branches": ("BranchOutline", "OutlineNode", "branch_outline"),
     ".lineage.chain": ("build_chain", "load_chain_transcripts"),
     ".lineage.diff": ("DiffEntry", "LineageDiff", "compare_points", "point_transcript"),

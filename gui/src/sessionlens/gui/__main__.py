@@ -15,8 +15,8 @@ import sys
 from collections.abc import Sequence
 
 #: The app's options that take a value (so their value is never mistaken for a subcommand).
-_VALUE_OPTIONS = frozenset({"--basedir", "--query", "--screenshot", "--size", "--theme",
-                            "--view"})
+_VALUE_OPTIONS = frozenset({"--basedir", "--compaction", "--query", "--screenshot", "--size",
+                            "--theme", "--view"})
 
 
 def split_subcommand(args: Sequence[str], names: frozenset[str] | set[str]) -> tuple[

@@ -30,6 +30,8 @@ APP_ID = "dev.sessionlens.SessionLens"
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="sessionlens", description="SessionLens desktop app.")
     p.add_argument("file", nargs="?", type=Path, help="transcript to open")
+    p.add_argument("--compaction", metavar="ID",
+                   help="with FILE: open it on this compaction (the fleet report's links)")
     p.add_argument("--basedir", type=Path, help="keep settings, cache and data under DIR")
     p.add_argument("--screenshot", type=Path, metavar="OUT.png",
                    help="render the main window on FILE (or the sample), write a PNG and exit")
@@ -50,6 +52,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
 
     from .compaction.mount import mount_compaction
     from .export_flow import ExportActions
+    from .fleet_flow import FleetActions
     from .icons import ICON_KEYS, icon
     from .lineage.mount import mount_lineage
     from .live.journal_notice import mount_journal_notices
@@ -111,6 +114,7 @@ def build(args: argparse.Namespace, *, qapp: QApplication | None = None) -> AppC
         ctx.journal_notices = mount_journal_notices(window, controller, tasks, paths.state_dir,
                                                     ctx.live, ctx.memory, ctx.compaction)
     ctx.exports = ExportActions(window, controller, tasks, ctx.compaction.controller)
+    ctx.fleet = FleetActions(window, tasks, paths)
     geometry, state = prefs.geometry(), prefs.window_state()
     if geometry is not None and args.screenshot is None:
         window.restoreGeometry(geometry)
@@ -173,6 +177,15 @@ def initial_file(args: argparse.Namespace, ctx: AppContext) -> Path:
     return bundled_sample_path()
 
 
+def open_initial(args: argparse.Namespace, ctx: AppContext) -> None:
+    """Open the first file; ``FILE --compaction ID`` opens it on that compaction (selected,
+    so the Memory tab and the timeline show it: the fleet report's commands)."""
+    if args.compaction and args.file is not None:
+        ctx.controller.open_at(Path(args.file), args.compaction)
+    else:
+        ctx.controller.open(initial_file(args, ctx))
+
+
 def _install_excepthook(ctx: AppContext) -> None:
     """Unexpected errors go to stderr and one dialog, never a silent crash or a flood."""
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
@@ -213,7 +226,7 @@ def run_app(argv: Sequence[str]) -> int:
     if args.screenshot is not None:
         take_screenshot(ctx, args.screenshot, args.size, args.view, args.query)
     ctx.window.show()
-    ctx.controller.open(initial_file(args, ctx))
+    open_initial(args, ctx)
     ctx.controller.discover()
     with loop:
         loop.run_forever()

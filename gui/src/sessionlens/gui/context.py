@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from .compaction.mount import CompactionParts
     from .export_flow import ExportActions
+    from .fleet_flow import FleetActions
     from .lineage.mount import LineageParts
     from .live.journal_notice import JournalNoticeParts
     from .live.mount import LiveParts
@@ -62,3 +63,5 @@ class AppContext:
     #: Notifications of the compactions the agents' integrations journal
     #: (``live.journal_notice.JournalNoticeParts``).
     journal_notices: JournalNoticeParts | None = None
+    #: File ▸ Audit all sessions… (``fleet_flow.FleetActions``).
+    fleet: FleetActions | None = None

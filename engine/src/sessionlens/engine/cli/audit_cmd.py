@@ -48,7 +48,8 @@ __all__ = ["register", "run"]
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("audit", help="audit a compaction summary (recorded, or any text) "
                                      "against the history it replaces")
-    p.add_argument("file", type=Path, help="transcript file (.jsonl)")
+    p.add_argument("file", type=Path, nargs="*", metavar="FILE",
+                   help="transcript file (.jsonl); with --all, the folders to search (ROOT)")
     p.add_argument("--summary-file", type=Path, metavar="S", default=None,
                    help="audit this text instead of a recorded summary (written by another "
                         "tool, or edited by hand)")
@@ -61,7 +62,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--policy", choices=("strict", "off"), default="strict",
                    help="identifier policy: strict fails on missing identifiers, off only reports")
     add_flush_arguments(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", nargs="?", const=True, default=False, metavar="OUT.json",
+                   help="print one JSON object (with --all, OUT.json writes it to a file)")
+    from .fleet_audit import add_fleet_arguments
+
+    add_fleet_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -154,6 +159,15 @@ def _health_lines(health: MemoryHealth) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.all:
+        from .fleet_audit import run_all
+
+        return run_all(args)
+    if isinstance(args.json, str) and not args.file:  # ``audit --json FILE``
+        args.file, args.json = [Path(args.json)], True
+    if len(args.file) != 1:
+        raise AuditError("give one transcript FILE (or --all to audit every session)")
+    args.file = args.file[0]
     transcript = load_transcript(args.file)
     if args.summary_file is None and not transcript.compactions:
         if args.cut is not None:
