@@ -37,7 +37,8 @@ from sessionlens.engine import (
     write_fleet_html,
 )
 
-from .export_flow import AskPath, Tell, ask_save_path, tell_refused
+from .export_flow import AskPath, ask_save_path
+from .refusal_box import Tell, tell_refused
 
 if TYPE_CHECKING:
     from sessionlens.gui.main_window import MainWindow
