@@ -80,9 +80,11 @@ def test_cancel_stops_the_audit_and_opens_nothing(qtbot: Any, make_main_window: 
     assert opened == [] and not out.exists()
 
 
-def test_nothing_starts_when_the_save_dialog_is_cancelled(make_main_window: Any,
+def test_nothing_starts_when_the_save_dialog_is_cancelled(qtbot: Any, make_main_window: Any,
                                                           tmp_path: Path) -> None:
     ctx = make_main_window(show=False)
+    # the window's own start-up jobs (the journal watch finding the journal's end) first
+    qtbot.waitUntil(lambda: not ctx.tasks.busy(), timeout=RUN_MS)
     ctx.fleet.ask_path = _Asked(None)
     ctx.fleet.act.trigger()
     assert ctx.fleet.dialog is None and not ctx.fleet.running() and not ctx.tasks.busy()
