@@ -116,7 +116,7 @@ class MemoryFlushReport:
     @property
     def applies(self) -> bool:
         """Whether the agent that wrote the file has a memory flush (OpenClaw only)."""
-        return self.transcript_format == "openclaw-v3"
+        return self.transcript_format in ("openclaw-v3", "openclaw-sqlite")
 
     @property
     def headline(self) -> str:
