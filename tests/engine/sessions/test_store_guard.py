@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from fixtures.openclaw_store import (
     user_event,
 )
 from sessionlens.engine.cli import main
+from sessionlens.engine.lineage.forensics import analyze_compactions
 from sessionlens.engine.load.reader import load_transcript
 from sessionlens.engine.plan.triggers import active_window_bytes
 from sessionlens.engine.sessions.store_guard import (
@@ -33,6 +35,7 @@ from sessionlens.engine.sessions.store_guard import (
     guard_needs_truncate,
     store_active_bytes,
 )
+from sessionlens.engine.settings import DEFAULT_SETTINGS
 
 SCRIPT = Path(oc.__file__).with_name("openclaw_active_bytes.mjs")
 needs_node = pytest.mark.skipif(not oc.available(), reason="Node 24 / openclaw not installed")
@@ -165,3 +168,15 @@ def test_openclaws_own_function_gives_these_figures(tmp_path: Path) -> None:
     grown = grown_store(tmp_path / "b")
     ours = store_active_bytes(load_transcript(grown / "alpha").path_entries())
     assert theirs(tmp_path / "b", SESSIONS)["alpha"]["sizeBytes"] == ours == GROWN
+
+
+def test_forensics_names_the_size_guard_of_a_store_compaction(tmp_path: Path) -> None:
+    """``k1`` came at 21,000 tokens, under the threshold: on a store with
+    ``maxActiveTranscriptBytes`` set, the size guard (no truncateAfterCompaction needed)."""
+    t = load_transcript(grown_store(tmp_path / "home") / "alpha")
+    settings = replace(DEFAULT_SETTINGS, context_window=32000, reserve_window_share=0.25)
+    trig = {f.compaction_id: f.trigger for f in analyze_compactions(t, settings)}
+    assert trig["k1"] == "manual"
+    sized = replace(settings, max_active_transcript_bytes=4096)
+    assert {f.compaction_id: f.trigger for f in analyze_compactions(t, sized)}["k1"] == \
+        "size-guard"
