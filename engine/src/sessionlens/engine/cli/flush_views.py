@@ -125,7 +125,10 @@ def memory_flush_lines(r: MemoryFlushReport) -> list[str]:
         lines.append("    store         no session store record")
     else:
         match = f", flush turn {s.matched_turn_id}" if s.matched_turn_id else ""
-        lines.append(f"    store         memoryFlushAt {_when(s.memory_flush_at)}{match}; "
+        # 2026.8+ rows say memoryFlush {kind, compactionCount}, with no time
+        at = (f"memoryFlush {s.kind} (no time recorded)" if s.kind and s.memory_flush_at is None
+              else f"memoryFlushAt {_when(s.memory_flush_at)}")
+        lines.append(f"    store         {at}{match}; "
                      f"memoryFlushCompactionCount {s.memory_flush_compaction_count} of "
                      f"compactionCount {s.compaction_count}"
                      + (" (this cycle counts as flushed)" if s.current_cycle_flushed else ""))

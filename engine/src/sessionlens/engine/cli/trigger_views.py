@@ -93,7 +93,9 @@ def trigger_json(transcript: Transcript, plan: CompactionPlan, settings: Compact
         "trigger_reason": due.reason,
         "triggers_holding": list(due.holding),
         "size_guard": {"active_bytes": due.active_bytes, "max_active_bytes": due.max_active_bytes,
-                       "truncate_after_compaction": settings.truncate_after_compaction},
+                       "truncate_after_compaction": settings.truncate_after_compaction,
+                       "measure": due.measure, "latched_bytes": due.latched_bytes,
+                       "fires": "size" in due.holding},
         "mid_turn_precheck": {"enabled": pre.enabled, "ends_mid_turn": due.mid_turn,
                               "fires_at": _point(pre.fires_at), "points": len(pre.points),
                               "max_pressure": round(max((p.pressure for p in pre.points),
@@ -107,9 +109,11 @@ def trigger_lines(s: dict[str, Any]) -> list[str]:
     lines = [f"  trigger       {s['trigger']}: {s['trigger_reason']}"]
     guard = s["size_guard"]
     if guard["max_active_bytes"]:
-        lines.append(f"  size guard    active transcript {format_bytes(guard['active_bytes'])} "
+        store = guard.get("measure") == "sqlite-active-history"
+        lines.append(f"  size guard    active {'SQLite history' if store else 'transcript'} "
+                     f"{format_bytes(guard['active_bytes'])} "
                      f"of {format_bytes(guard['max_active_bytes'])}"
-                     + ("" if guard["truncate_after_compaction"] else
+                     + ("" if guard["truncate_after_compaction"] or store else
                         ": does not fire (it needs truncateAfterCompaction: true)"))
     fires = s["mid_turn_precheck"]["fires_at"]
     if fires is not None:

@@ -25,6 +25,7 @@ from sessionlens.engine.plan.planner import (
     is_message_entry,
 )
 from sessionlens.engine.plan.triggers import active_window_bytes, ends_mid_turn, overflow_before
+from sessionlens.engine.sessions.store_guard import guard_needs_truncate, store_active_bytes
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 from sessionlens.engine.tokens.series import pi_tokens, pi_tokens_each
 
@@ -155,7 +156,8 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
     threshold = settings.threshold(window)
     overflow_id = overflow_before(before, window)
     mid_turn = ends_mid_turn(before)
-    active = active_window_bytes(before)
+    legacy = guard_needs_truncate(transcript)  # the store's guard needs no truncation
+    active = active_window_bytes(before) if legacy else store_active_bytes(before)
     limit = settings.max_active_transcript_bytes
     pending, command = _pending_prompt(transcript, comp, tokens)
     recorded = comp.extra.get("trigger")   # Claude Code's compactMetadata says it
@@ -165,7 +167,8 @@ def _examine(transcript: Transcript, branch: list[Entry], settings: CompactionSe
         else "overflow-retry" if overflow_id is not None
         else "mid-turn-precheck" if mid_turn and settings.mid_turn_precheck_enabled
         else "threshold" if context + pending > threshold
-        else "size-guard" if limit and active >= limit and settings.truncate_after_compaction
+        else "size-guard" if limit and active >= limit and (settings.truncate_after_compaction
+                                                            or not legacy)
         else "manual")
     recorded = comp.extra.get("trigger")   # the agent's own word, where the file has it
     if recorded == "manual":

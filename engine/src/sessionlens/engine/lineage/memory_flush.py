@@ -28,6 +28,8 @@ from sessionlens.engine.plan.cutpoints import usage_context
 from sessionlens.engine.plan.planner import context_window_of
 from sessionlens.engine.plan.rules import pi_evidence
 from sessionlens.engine.sessions.store import StoreRecord
+from sessionlens.engine.sessions.store_guard import kept_bytes, row_bytes
+from sessionlens.engine.sessions.store_row import is_store_session
 from sessionlens.engine.sessions.store_row import store_record as row_record
 from sessionlens.engine.tokens.estimate import estimate_tokens_from_chars
 from sessionlens.engine.tokens.series import context_tokens_each
@@ -114,7 +116,7 @@ class MemoryFlushReport:
     @property
     def applies(self) -> bool:
         """Whether the agent that wrote the file has a memory flush (OpenClaw only)."""
-        return self.transcript_format == "openclaw-v3"
+        return self.transcript_format in ("openclaw-v3", "openclaw-sqlite")
 
     @property
     def headline(self) -> str:
@@ -179,6 +181,7 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
     preflight = transcript.header is not None and transcript.header.version >= 4 \
         and transcript.format in ("openclaw-v3", "openclaw-sqlite")
     cycles = [_Cycle(0, len(path), [])]
+    store = is_store_session(transcript)  # OpenClaw 2026.9 measures its active SQLite history
     context = overhead = projected = at_usage = window_bytes = 0
     usage: int | None = None
     position = {e.id: i for i, e in enumerate(path)}
@@ -196,7 +199,8 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
             kept = path[kept_from:i] if entry.type == "compaction" and kept_from < i else ()
             context = estimate_tokens_from_chars(len(entry.summary or "")) + (
                 sum(est[kept_from:i]) if kept else 0)
-            window_bytes = sum(e.length + 1 for e in (*kept, entry))
+            window_bytes = kept_bytes(kept, entry) if store else sum(
+                e.length + 1 for e in (*kept, entry))
             usage, projected = None, overhead + context
             cycles.append(_Cycle(i + 1, len(path), []))
             continue
@@ -204,7 +208,7 @@ def _walk(transcript: Transcript, path: Sequence[Entry], tokens: TokenReport | N
             cycle.turn_starts.append((i, projected + (est[i] if preflight else 0),
                                       window_bytes))
         context += est[i]
-        window_bytes += entry.length + 1
+        window_bytes += row_bytes(entry) if store else entry.length + 1
         reported = usage_context(entry)
         if reported is not None:
             usage, at_usage, overhead = reported, context, max(0, reported - context)

@@ -26,6 +26,7 @@ from sessionlens.engine.plan.precheck import PrecheckPreview, preview_precheck
 from .flush_store import session_record
 from .forensics import CompactionForensics, analyze_compactions
 from .memory_flush import FLUSH_REASON_TEXT, FlushCycle, MemoryFlushReport, analyze_memory_flush
+from .store_facts import flush_record_text, size_guard_text
 
 if TYPE_CHECKING:
     from sessionlens.engine.sessions.store import StoreRecord
@@ -112,6 +113,10 @@ class MemoryHealth:
     flush_pattern: str | None
     #: Where the mid-turn precheck would fire now (a tool result's id), when it is enabled.
     precheck_fires_at: str | None = None
+    #: A store session: where its flush is recorded (``store_facts.flush_record_text``).
+    flush_record: str | None = None
+    #: The size guard's verdict now, when maxActiveTranscriptBytes is set.
+    size_guard: str | None = None
 
     @property
     def worst(self) -> CompactionHealth | None:
@@ -247,8 +252,10 @@ def examine_memory(transcript: Transcript, settings: CompactionSettings, *,
         transcript, replace(settings, context_window=flush.context_window), tokens)
     precheck = preview_precheck(transcript, settings, tokens=tokens,
                                 context_window=flush.context_window)
-    return memory_health(transcript, forensics, audit_every_compaction(transcript, load=load),
-                         flush, precheck)
+    health = memory_health(transcript, forensics,
+                           audit_every_compaction(transcript, load=load), flush, precheck)
+    return replace(health, flush_record=flush_record_text(transcript, flush),
+                   size_guard=size_guard_text(transcript, settings))
 
 
 def memory_health_json(health: MemoryHealth) -> dict[str, Any]:
@@ -258,6 +265,8 @@ def memory_health_json(health: MemoryHealth) -> dict[str, Any]:
         "flush_turns": list(health.flush_turn_ids),
         "flush_pattern": health.flush_pattern,
         "precheck_fires_at": health.precheck_fires_at,
+        "flush_record": health.flush_record,
+        "size_guard": health.size_guard,
         "compactions": [{
             "id": c.compaction_id, "number": c.number, "line": c.line,
             "timestamp": c.timestamp, "on_active_path": c.on_active_path,

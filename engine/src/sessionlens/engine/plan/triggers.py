@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from sessionlens.engine.model import Entry, Transcript
+from sessionlens.engine.sessions.store_guard import (
+    guard_needs_truncate,
+    latched,
+    store_active_bytes,
+)
 
 from .cutpoints import region_bounds
 from .overflow import is_context_overflow
@@ -44,6 +49,11 @@ class DueTrigger:
     overflow_entry_id: str | None
     #: The path ends after tool results, before the next model call.
     mid_turn: bool
+    #: What ``active_bytes`` measures: the JSONL window, or OpenClaw 2026.9's active SQLite
+    #: history (``sessions.store_guard``), where the guard needs no truncateAfterCompaction.
+    measure: Literal["active-window", "sqlite-active-history"] = "active-window"
+    #: The session row's ``transcriptByteCompactionLatch`` holds the guard back at this size.
+    latched_bytes: int | None = None
 
 
 def format_bytes(n: int) -> str:
@@ -110,8 +120,12 @@ def due_trigger(transcript: Transcript, plan: CompactionPlan,
     the path ends after tool results), the threshold, the file-size guard; else "none"."""
     path = transcript.path_entries()
     window, threshold, context = plan.context_window, plan.threshold, plan.context_tokens
-    active = active_window_bytes(path)
+    store = not guard_needs_truncate(transcript)
+    active = store_active_bytes(path) if store else active_window_bytes(path)
     limit = settings.max_active_transcript_bytes or None
+    latch = latched(transcript, active, limit) if store and limit is not None else None
+    armed = (store or settings.truncate_after_compaction) and latch is None
+    what = "active SQLite history" if store else "active transcript"
     overflow = overflow_before(path, window)
     mid_turn = ends_mid_turn(path)
     over = plan.should_compact  # the agent's own check: the last reported usage
@@ -134,12 +148,13 @@ def due_trigger(transcript: Transcript, plan: CompactionPlan,
         reasons["threshold"] = (f"context {context:,} tokens is over the threshold "
                                 f"{threshold:,} (window {window:,} - reserve "
                                 f"{window - threshold:,})")
-    # OpenClaw's size guard compacts only when it can truncate (a successor file): without
-    # truncateAfterCompaction it does not fire, however large the file is.
+    # Before the store the size guard compacts only when it can truncate (a successor file):
+    # without truncateAfterCompaction it does not fire, however large the file is. In the
+    # store (2026.9) maxActiveTranscriptBytes alone arms it, unless the row's latch holds it.
     size_over = limit is not None and active >= limit
-    if size_over and settings.truncate_after_compaction:
+    if size_over and armed:
         holding.append("size")
-        reasons["size"] = (f"the active transcript is {format_bytes(active)}, at or over "
+        reasons["size"] = (f"the {what} is {format_bytes(active)}, at or over "
                            f"maxActiveTranscriptBytes {format_bytes(limit or 0)}: compacted "
                            "before the next turn")
     if plan.manual:
@@ -152,10 +167,18 @@ def due_trigger(transcript: Transcript, plan: CompactionPlan,
     else:
         kind = "none"
         reason = f"context {context:,} tokens is under the threshold {threshold:,}"
-        if size_over:
+        if size_over and latch is not None:
+            reason += (f"; the {what} ({format_bytes(active)}) is over maxActiveTranscriptBytes "
+                       f"{format_bytes(limit or 0)}, but the last byte-triggered compaction "
+                       f"left {format_bytes(latch.active_bytes)} (the session row's "
+                       "transcriptByteCompactionLatch): it fires again once the history grew "
+                       "by another limit")
+        elif size_over:
             reason += (f"; the active transcript ({format_bytes(active)}) is over "
                        f"maxActiveTranscriptBytes {format_bytes(limit or 0)}, but the size guard "
                        "needs truncateAfterCompaction: true, so it does not fire")
         elif limit is not None:
-            reason += f" and the active transcript ({format_bytes(active)}) under {format_bytes(limit)}"
-    return DueTrigger(kind, reason, tuple(holding), active, limit, overflow, mid_turn)
+            reason += f" and the {what} ({format_bytes(active)}) under {format_bytes(limit)}"
+    return DueTrigger(kind, reason, tuple(holding), active, limit, overflow, mid_turn,
+                      "sqlite-active-history" if store else "active-window",
+                      latch.active_bytes if latch is not None else None)

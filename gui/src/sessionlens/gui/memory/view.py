@@ -122,9 +122,10 @@ class MemoryPanel(QWidget):
         self.health = health
         self.model.set_health(health)
         rows = health.compactions
+        guard = f"<br><small>{health.size_guard}</small>" if health.size_guard else ""
         if not rows:
             self.summary.setText(self.tr("This transcript holds no compaction: nothing was "
-                                         "forgotten by summarizing yet."))
+                                         "forgotten by summarizing yet.") + guard)
         else:
             counts = {s: sum(r.severity == s for r in rows) for s in SEVERITY_COLORS}
             parts = [f'<b style="color:{SEVERITY_COLORS[s]};">{n} {self.tr(s)}</b>'
@@ -136,13 +137,14 @@ class MemoryPanel(QWidget):
                 text += " · " + self.tr("<b>%1 lost everything they replaced</b> (fallback "
                                         "placeholder)").replace("%1", str(lost))
             if health.soft_threshold is not None:
+                where = health.flush_record or self.tr("%1 flush turn(s) in the file").replace(
+                    "%1", str(len(health.flush_turn_ids)))
                 text += "<br><small>" + self.tr(
-                    "memory flush runs at ~%1 tokens (%2 below the threshold %3); %4 flush "
-                    "turn(s) in the file").replace("%1", f"{health.soft_threshold:,}").replace(
+                    "memory flush runs at ~%1 tokens (%2 below the threshold %3); %4").replace(
+                    "%1", f"{health.soft_threshold:,}").replace(
                     "%2", f"{health.soft_threshold_tokens:,}").replace(
-                    "%3", f"{health.compaction_threshold:,}").replace(
-                    "%4", str(len(health.flush_turn_ids))) + "</small>"
-            self.summary.setText(text)
+                    "%3", f"{health.compaction_threshold:,}").replace("%4", where) + "</small>"
+            self.summary.setText(text + guard)
         self.table.resizeRowsToContents()
         self.details.clear()
         self.open_audit.setEnabled(False)

@@ -58,7 +58,8 @@ MAX_EVENT_BYTES = 4 * 1024 * 1024
 #: Session-row keys carried into the header (what the flush, window and threshold read).
 ROW_KEYS = ("compactionCount", "memoryFlush", "memoryFlushAt", "memoryFlushCompactionCount",
             "contextTokens", "contextTokensSource", "contextBudgetStatus", "model",
-            "modelProvider", "agentHarnessId", "inputTokens", "outputTokens", "totalTokens")
+            "modelProvider", "agentHarnessId", "inputTokens", "outputTokens", "totalTokens",
+            "transcriptByteCompactionLatch")
 
 
 @dataclass(frozen=True, slots=True)
