@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from sessionlens.engine.load.session_header import read_header
 from sessionlens.engine.model import Diagnostic
 from sessionlens.engine.sessions.classify import classify_session_file
 from sessionlens.engine.sessions.discovery import summarize_session_file
@@ -29,13 +30,12 @@ from sessionlens.engine.sessions.store import (
 )
 
 __all__ = ["ChainLink", "ChainCheckpoint", "Chain", "build_chain",
-           "load_chain_transcripts", "read_header", "chain_to_json"]
+           "load_chain_transcripts", "chain_to_json"]
 
 if TYPE_CHECKING:
     from sessionlens.engine.model import Transcript
 
 Relation = Literal["ancestor", "self", "successor"]
-_HEADER_LIMIT = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,20 +77,6 @@ class Chain:
     checkpoints: tuple[ChainCheckpoint, ...]
     archives: tuple[Path, ...]
     diagnostics: tuple[Diagnostic, ...]
-
-
-def read_header(path: Path) -> dict[str, Any] | None:
-    """The first line of a transcript as a dict when it is a ``session`` header."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.readline(_HEADER_LIMIT)
-    except OSError:
-        return None
-    try:
-        obj = orjson.loads(head.lstrip(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError:
-        return None
-    return obj if isinstance(obj, dict) and obj.get("type") == "session" else None
 
 
 def _parent_raw(header: dict[str, Any] | None) -> str | None:

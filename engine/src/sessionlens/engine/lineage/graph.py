@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Literal
 
 from sessionlens.engine.errors import SessionLensError
+from sessionlens.engine.load.session_header import read_header
 from sessionlens.engine.model import Diagnostic, Transcript
 from sessionlens.engine.sessions.classify import classify_session_file
 from sessionlens.engine.sessions.store import foreign_basename, read_session_store
 
 from .branches import BranchOutline, OutlineNode, branch_outline
-from .chain import Chain, ChainCheckpoint, ChainLink, build_chain, read_header
+from .chain import Chain, ChainCheckpoint, ChainLink, build_chain
 
 __all__ = [
     "NodeKind", "EdgeKind", "LineageNode", "LineageEdge", "Lineage", "build_lineage",

@@ -10,8 +10,8 @@ from typing import Any
 
 from sessionlens.engine._io.atomic import atomic_write_chunks, file_mode
 from sessionlens.engine.errors import PersistError
-from sessionlens.engine.lineage.chain import read_header
 from sessionlens.engine.load.reader import load_transcript
+from sessionlens.engine.load.session_header import read_header
 
 from .agent_writers import store_backup_writer
 from .checkpoints import store_file_value

@@ -1,6 +1,9 @@
 """Per-format parsers: bytes of one file in, a ``ParsedFile`` out.
 
-Every format module exposes
+Here are the readers of the agents that have no home of their own; pi, OpenClaw, Claude
+Code, Codex, Gemini CLI and OpenCode read in ``agents/<agent>/parse.py`` (and OpenClaw's
+store in ``agents/openclaw/openclaw_store.py``), to the same contract. Every format module
+exposes
 ``parse(data: bytes, path: Path, *, on_progress=None, cancel=None) -> ParsedFile``; the
 SQLite ones read a database by path instead (``catalog`` says which kind each module is). The
 parser only reads lines into the shared model; the tree, leaf, active path and replayed

@@ -7,7 +7,8 @@ session, ...)`` over a read-only connection). ``sessions`` marks a file that hol
 sessions, each opened as ``<file>/<session>`` (a database, an Aider history).
 ``token_rule`` names the agent's own token estimator when it has one (``tokens.agent_rules``
 implements them); None means the agent estimates nothing itself, so the exact count is what
-to go by.
+to go by. The formats of an agent with a home (``agents/<agent>/``) are read by the module
+its ``release.py`` names (``agents.releases.READERS``); the others by ``load.formats``.
 """
 
 from __future__ import annotations
