@@ -8,31 +8,14 @@
 // Prints {session id: {sizeBytes, eventCount}}. Rows written behind OpenClaw's back leave its
 // projection (session_transcript_active_events) stale: the read then starts OpenClaw's own
 // reconcile and is retried until it is done. It writes: run it on a copy.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { exported, moduleWith } from "./openclaw_dist.mjs";
 
 const [dist, agentId, ...pairs] = process.argv.slice(2);
 
-async function moduleWith(prefix, marker) {
-  for (const name of readdirSync(dist).sort()) {
-    if (!name.endsWith(".mjs") || !name.startsWith(prefix)) continue;
-    const text = readFileSync(join(dist, name), "utf8");
-    if (text.includes(marker)) return import(pathToFileURL(resolve(dist, name)).href);
-  }
-  throw new Error(`no module in ${dist} holds ${marker}`);
-}
-
-function exported(mod, name) {
-  const found = Object.values(mod).find((v) => typeof v === "function" && v.name === name);
-  if (!found) throw new Error(`no export named ${name}`);
-  return found;
-}
-
-const events = await moduleWith("session-accessor.sqlite-active-events-",
+const events = await moduleWith(dist, "session-accessor.sqlite-active-events-",
   "function readSessionTranscriptActiveStats(scope)");
 const stats = exported(events, "readSessionTranscriptActiveStats");
-const scopes = await moduleWith("session-accessor.sqlite-entry-", "function resolveSessionStorePathForScope");
+const scopes = await moduleWith(dist, "session-accessor.sqlite-entry-", "function resolveSessionStorePathForScope");
 const storePathFor = exported(scopes, "resolveSessionStorePathForScope");
 const out = {};
 for (const pair of pairs) {

@@ -9,37 +9,18 @@
 // OpenClaw's SessionManager's, the replay its harness's (buildSessionContext) followed by the
 // cleanup its runner applies before each model call (sanitizeSessionHistory). The database is
 // opened read-only.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { DatabaseSync } from "node:sqlite";
+import { exported, moduleWith } from "./openclaw_dist.mjs";
 
 const [dist, dbPath, ...sessionIds] = process.argv.slice(2);
 
-/** The dist module (`prefix-<hash>.mjs`) whose text holds `marker`, and its exports. */
-async function moduleWith(prefix, marker) {
-  for (const name of readdirSync(dist).sort()) {
-    if (!name.endsWith(".mjs") || !name.startsWith(prefix)) continue;
-    const text = readFileSync(join(dist, name), "utf8");
-    if (text.includes(marker)) return import(pathToFileURL(resolve(dist, name)).href);
-  }
-  throw new Error(`no module in ${dist} holds ${marker}`);
-}
-
-/** The export of `mod` that is the function or class named `name`. */
-function exported(mod, name) {
-  const found = Object.values(mod).find((v) => typeof v === "function" && v.name === name);
-  if (!found) throw new Error(`no export named ${name}`);
-  return found;
-}
-
-const readers = await moduleWith("doctor-session-sqlite-transcript-readers-", "var ReadOnlySqliteTranscriptReader = class");
+const readers = await moduleWith(dist, "doctor-session-sqlite-transcript-readers-", "var ReadOnlySqliteTranscriptReader = class");
 const Reader = exported(readers, "ReadOnlySqliteTranscriptReader");
-const harness = await moduleWith("session-", "function buildSessionContext(pathEntries)");
+const harness = await moduleWith(dist, "session-", "function buildSessionContext(pathEntries)");
 const convertToLlm = exported(harness, "convertToLlm");
-const managers = await moduleWith("session-manager-", "var SessionManager = class");
+const managers = await moduleWith(dist, "session-manager-", "var SessionManager = class");
 const SessionManager = exported(managers, "SessionManager");
-const runtime = await moduleWith("builtin-openclaw-", "async function sanitizeSessionHistory(");
+const runtime = await moduleWith(dist, "builtin-openclaw-", "async function sanitizeSessionHistory(");
 const sanitizeSessionHistory = exported(runtime, "sanitizeSessionHistory");
 
 const db = new DatabaseSync(dbPath, { readOnly: true });

@@ -5,32 +5,16 @@
 // writes for the same event with what OpenClaw writes for it. Run with the pinned Node 24:
 //   node openclaw_store_append.mjs DIST DB SESSION_ID SESSION_KEY EVENT_JSON_FILE
 // HOME must be the temporary OpenClaw home the database lives in.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
+import { exported, moduleWith } from "./openclaw_dist.mjs";
 
 const [dist, dbPath, sessionId, sessionKey, eventFile] = process.argv.slice(2);
 
-async function moduleWith(prefix, marker) {
-  for (const name of readdirSync(dist).sort()) {
-    if (!name.endsWith(".mjs") || !name.startsWith(prefix)) continue;
-    const text = readFileSync(join(dist, name), "utf8");
-    if (text.includes(marker)) return import(pathToFileURL(resolve(dist, name)).href);
-  }
-  throw new Error(`no module in ${dist} holds ${marker}`);
-}
-
-function exported(mod, name) {
-  const found = Object.values(mod).find((v) => typeof v === "function" && v.name === name);
-  if (!found) throw new Error(`no export named ${name}`);
-  return found;
-}
-
-const writes = await moduleWith("session-accessor.sqlite-transcript-write-",
+const writes = await moduleWith(dist, "session-accessor.sqlite-transcript-write-",
   "async function appendTranscriptEvent(scope, event");
 const appendTranscriptEvent = exported(writes, "appendTranscriptEvent");
-const updates = await moduleWith("session-updates-", "async function incrementCompactionCount(");
+const updates = await moduleWith(dist, "session-updates-", "async function incrementCompactionCount(");
 const incrementCompactionCount = exported(updates, "incrementCompactionCount");
 
 const event = JSON.parse(readFileSync(eventFile, "utf8"));
