@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 __all__ = ["JOURNAL_VERSION", "JournalEntry", "JournalRead", "append_entry", "entries_for",
-           "journal_path", "read_journal"]
+           "journal_path", "parse_journal_lines", "read_journal"]
 
 JOURNAL_VERSION = 1
 #: Who wrote the summary the agent kept.
@@ -117,6 +117,28 @@ def append_entry(state_dir: Path, entry: JournalEntry) -> Path:
     return path
 
 
+def parse_journal_lines(raw: bytes, path: Path, numbered: bool = True
+                        ) -> tuple[tuple[JournalEntry, ...], tuple[str, ...]]:
+    """The entries of whole journal lines ``raw``, and a diagnostic per line that is not one
+    (naming its line number when ``raw`` starts at the journal's start)."""
+    entries: list[JournalEntry] = []
+    problems: list[str] = []
+    for n, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}" if numbered else str(path)
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            problems.append(f"{where}: not a journal line ({exc}); skipped")
+            continue
+        if not isinstance(obj, dict):
+            problems.append(f"{where}: not a JSON object; skipped")
+            continue
+        entries.append(JournalEntry.from_dict(obj))
+    return tuple(entries), tuple(problems)
+
+
 def read_journal(state_dir: Path) -> JournalRead:
     """Every entry of the journal (none when there is no journal yet)."""
     path = journal_path(state_dir)
@@ -124,21 +146,8 @@ def read_journal(state_dir: Path) -> JournalRead:
         raw = path.read_bytes()
     except FileNotFoundError:
         return JournalRead(())
-    entries: list[JournalEntry] = []
-    problems: list[str] = []
-    for n, line in enumerate(raw.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            problems.append(f"{path}:{n}: not a journal line ({exc}); skipped")
-            continue
-        if not isinstance(obj, dict):
-            problems.append(f"{path}:{n}: not a JSON object; skipped")
-            continue
-        entries.append(JournalEntry.from_dict(obj))
-    return JournalRead(tuple(entries), tuple(problems))
+    entries, problems = parse_journal_lines(raw, path)
+    return JournalRead(entries, problems)
 
 
 def entries_for(read: JournalRead, session_files: Sequence[str]) -> tuple[JournalEntry, ...]:

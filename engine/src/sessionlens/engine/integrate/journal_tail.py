@@ -9,14 +9,13 @@ or truncated: it is read again from its start.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from sessionlens.engine.model import Transcript
 
-from .journal import JournalEntry, journal_path
+from .journal import JournalEntry, journal_path, parse_journal_lines
 
 __all__ = ["JournalTail", "journal_compaction_id", "journal_end", "read_journal_since"]
 
@@ -45,21 +44,8 @@ def read_journal_since(state_dir: Path, offset: int = 0) -> JournalTail:
     except FileNotFoundError:
         return JournalTail((), (), 0)
     whole = raw[:raw.rfind(b"\n") + 1]
-    entries: list[JournalEntry] = []
-    problems: list[str] = []
-    for line in whole.splitlines():
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            problems.append(f"{path}: not a journal line ({exc}); skipped")
-            continue
-        if isinstance(obj, dict):
-            entries.append(JournalEntry.from_dict(obj))
-        else:
-            problems.append(f"{path}: not a JSON object; skipped")
-    return JournalTail(tuple(entries), tuple(problems), start + len(whole))
+    entries, problems = parse_journal_lines(whole, path, numbered=start == 0)
+    return JournalTail(entries, problems, start + len(whole))
 
 
 def journal_end(state_dir: Path) -> int:
