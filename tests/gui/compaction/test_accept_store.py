@@ -25,6 +25,9 @@ def test_accept_writes_into_the_store_and_undo_restores_it(
     dlg = AcceptDialog(record, record.transcript)
     qtbot.addWidget(dlg)
     assert dlg.mode() == "append" and dlg.write_button.isEnabled()
+    # a store session is rows of a database file, not a transcript in a folder
+    assert dlg.folder.text() == f"In the database {db.absolute()}:"
+    assert "session in the database" in dlg.append.text()
     prepared = record.write_plan("append")
     assert [f.kind for f in prepared.files] == ["checkpoint", "append"]
     assert "transcript_events" in prepared.files[1].note

@@ -123,12 +123,17 @@ class AcceptDialog(QDialog):
         self.audit.setWordWrap(True)
         self.audit.setTextFormat(Qt.TextFormat.RichText)
         self._folder = transcript.path.absolute().parent
-        self.folder = QLabel(self.tr("In the folder %1:").replace("%1", str(self._folder)))
+        # a session inside a database (``DB/SESSION``: OpenClaw's store) is written as rows
+        in_db = self._folder.is_file()
+        self.folder = QLabel((self.tr("In the database %1:") if in_db else
+                              self.tr("In the folder %1:")).replace("%1", str(self._folder)))
         self.folder.setWordWrap(True)
         self.folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.successor = QRadioButton(self.tr("Successor transcript (recommended): a new file; "
                                               "the original stays as it is"))
-        self.append = QRadioButton(self.tr("Append to the original transcript (modifies it)"))
+        self.append = QRadioButton(
+            self.tr("Append to this session in the database (modifies it; backed up first)")
+            if in_db else self.tr("Append to the original transcript (modifies it)"))
         self.successor.setChecked(True)
         if record.write_plan("successor") is None and record.write_plan("append") is not None:
             self.append.setChecked(True)  # e.g. OpenClaw's store: its compactor appends
