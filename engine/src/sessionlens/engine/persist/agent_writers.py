@@ -11,7 +11,7 @@ is written.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sessionlens.engine.agents.releases import AGENTS, agent_for_format, load_named
 
@@ -43,12 +43,17 @@ class AgentWriter(Protocol):
         """The successor's lines, from the original's bytes ``data``."""
 
 
+def _declared(fmt: str, role: str) -> Any:
+    """What the home of the agent that writes ``fmt`` names as its ``role`` writer, loaded
+    (None when no home reads ``fmt`` or it names none)."""
+    release = agent_for_format(fmt)
+    ref = getattr(release, role) if release is not None else None
+    return load_named(ref) if ref is not None else None
+
+
 def agent_writer(fmt: str) -> AgentWriter | None:
     """The writer for files of ``fmt``, or None (pi/OpenClaw, or a format never written)."""
-    release = agent_for_format(fmt)
-    if release is None or release.writer is None:
-        return None
-    writer: AgentWriter = load_named(release.writer)
+    writer: AgentWriter | None = _declared(fmt, "writer")
     return writer
 
 
@@ -79,10 +84,7 @@ class RolloutWriter(Protocol):
 
 def rollout_writer(fmt: str) -> RolloutWriter | None:
     """The own-session writer of the agent that writes ``fmt`` files, or None."""
-    release = agent_for_format(fmt)
-    if release is None or release.successor is None:
-        return None
-    writer: RolloutWriter = load_named(release.successor)
+    writer: RolloutWriter | None = _declared(fmt, "successor")
     return writer
 
 
@@ -120,10 +122,7 @@ class StoreWriter(Protocol):
 
 def store_writer(fmt: str) -> StoreWriter | None:
     """The database writer of the agent that writes ``fmt`` sessions, or None."""
-    release = agent_for_format(fmt)
-    if release is None or release.store is None:
-        return None
-    writer: StoreWriter = load_named(release.store)
+    writer: StoreWriter | None = _declared(fmt, "store")
     return writer
 
 

@@ -95,7 +95,7 @@ def _stale(pid: int, start: int | None) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    except PermissionError:
+    except PermissionError:  # another user's process: it exists, so it may hold the store
         pass
     if _zombie(pid):
         return True
@@ -168,5 +168,5 @@ def holding_state_lock(db_path: Path, *, timeout_s: float = 5.0,
 
 def check_store_free(db_path: Path) -> None:
     """Raise ``LockHeldError`` now if OpenClaw holds the store (before any model call)."""
-    with holding_state_lock(db_path):
-        pass
+    with holding_state_lock(db_path):  # raises while a live lease covers the store
+        return
